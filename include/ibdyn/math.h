@@ -28,6 +28,9 @@ typedef struct ibMat3 {
 	double m[3][3];
 } ibMat3;
 
+/** pi. */
+#define IB_PI 3.14159265358979323846264338327950288
+
 /** The zero vector. */
 #define IB_VEC3_ZERO ((ibVec3){0.0, 0.0, 0.0})
 /** The identity rotation. */

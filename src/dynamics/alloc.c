@@ -1,0 +1,64 @@
+/* Allocation through the world's hooks (ibWorldDef.allocFn/reallocFn/freeFn); libc by default. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dynamics/world.h"
+
+void* ib_alloc(ibWorld* w, size_t size)
+{
+	if (size == 0) size = 1;
+	if (w->allocator.alloc) return w->allocator.alloc(size, w->allocator.ctx);
+	return malloc(size);
+}
+
+void* ib_realloc(ibWorld* w, void* p, size_t oldSize, size_t newSize)
+{
+	if (w->allocator.realloc) return w->allocator.realloc(p, oldSize, newSize, w->allocator.ctx);
+	if (w->allocator.alloc) {
+		void* q = w->allocator.alloc(newSize, w->allocator.ctx);
+		if (!q) return NULL;
+		if (p) {
+			memcpy(q, p, oldSize < newSize ? oldSize : newSize);
+			ib_free(w, p, oldSize);
+		}
+		return q;
+	}
+	return realloc(p, newSize);
+}
+
+void ib_free(ibWorld* w, void* p, size_t size)
+{
+	if (!p) return;
+	if (w->allocator.free) {
+		w->allocator.free(p, size, w->allocator.ctx);
+		return;
+	}
+	free(p);
+}
+
+char* ib_strdup(ibWorld* w, const char* s)
+{
+	if (!s || !*s) return NULL;
+	size_t n = strlen(s) + 1;
+	char* c = ib_alloc(w, n);
+	if (c) memcpy(c, s, n);
+	return c;
+}
+
+void ib_strfree(ibWorld* w, char* s)
+{
+	if (s) ib_free(w, s, strlen(s) + 1);
+}
+
+bool ib_grow(ibWorld* w, void** array, int32_t* capacity, int32_t need, size_t elem)
+{
+	if (need <= *capacity) return true;
+	int32_t cap = *capacity > 0 ? *capacity : 16;
+	while (cap < need) cap *= 2;
+	void* p = ib_realloc(w, *array, (size_t)*capacity * elem, (size_t)cap * elem);
+	if (!p) return false;
+	memset((char*)p + (size_t)*capacity * elem, 0, (size_t)(cap - *capacity) * elem);
+	*array = p;
+	*capacity = cap;
+	return true;
+}

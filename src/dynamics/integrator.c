@@ -1,0 +1,161 @@
+/* Free motion of one rigid body over h (§3.1.2).
+ * Translation is exact for the constant external force (eqs 3.2, 3.3). Rotation integrates the
+ * Euler equation in the principal (body) frame together with the quaternion (eqs 3.4, 3.7):
+ *   dw_l/dt = J_l^-1 (tau_l - w_l x J_l w_l),   dq/dt = 1/2 q (0, w_l),   tau_l = q* tau q,
+ * with the world torque held constant over the step (re-rotated into the body frame at every
+ * stage). Integrators: RK4 (App. B.1.3) or embedded Cash-Karp RK5(4) with step control (B.1.4).
+ * Kinematic bodies turn exactly with their constant world angular velocity. */
+#include <math.h>
+
+#include "dynamics/world.h"
+
+typedef struct RotState {
+	ibQuat q;
+	ibVec3 wl;
+} RotState;
+
+typedef struct RotParams {
+	ibVec3 I, invI, tau; /* principal moments, inverses, world torque */
+} RotParams;
+
+static RotState deriv(const RotParams* p, const RotState* x)
+{
+	RotState d;
+	ibVec3 tl = ibInvRotate(ibQuatNormalize(x->q), p->tau);
+	ibVec3 Lw = ibMulCW(p->I, x->wl);
+	d.wl = ibMulCW(p->invI, ibSub(tl, ibCross(x->wl, Lw)));
+	ibQuat wq = {0.0, x->wl.x, x->wl.y, x->wl.z};
+	ibQuat qd = ibQuatMul(x->q, wq);
+	d.q = (ibQuat){0.5 * qd.w, 0.5 * qd.x, 0.5 * qd.y, 0.5 * qd.z};
+	return d;
+}
+
+/* x + s * d */
+static RotState axpy(const RotState* x, double s, const RotState* d)
+{
+	RotState r;
+	r.q = (ibQuat){x->q.w + s * d->q.w, x->q.x + s * d->q.x, x->q.y + s * d->q.y, x->q.z + s * d->q.z};
+	r.wl = ibMulAdd(x->wl, s, d->wl);
+	return r;
+}
+
+static void rk4(const RotParams* p, RotState* x, double h)
+{
+	RotState k1 = deriv(p, x);
+	RotState t = axpy(x, 0.5 * h, &k1);
+	RotState k2 = deriv(p, &t);
+	t = axpy(x, 0.5 * h, &k2);
+	RotState k3 = deriv(p, &t);
+	t = axpy(x, h, &k3);
+	RotState k4 = deriv(p, &t);
+	RotState r = axpy(x, h / 6.0, &k1);
+	r = axpy(&r, h / 3.0, &k2);
+	r = axpy(&r, h / 3.0, &k3);
+	r = axpy(&r, h / 6.0, &k4);
+	r.q = ibQuatNormalize(r.q);
+	*x = r;
+}
+
+/* Cash-Karp coefficients (Table B.1). */
+static const double CK_B[6][5] = {
+    {0, 0, 0, 0, 0},
+    {1.0 / 5.0, 0, 0, 0, 0},
+    {3.0 / 40.0, 9.0 / 40.0, 0, 0, 0},
+    {3.0 / 10.0, -9.0 / 10.0, 6.0 / 5.0, 0, 0},
+    {-11.0 / 54.0, 5.0 / 2.0, -70.0 / 27.0, 35.0 / 27.0, 0},
+    {1631.0 / 55296.0, 175.0 / 512.0, 575.0 / 13824.0, 44275.0 / 110592.0, 253.0 / 4096.0},
+};
+static const double CK_C[6] = {37.0 / 378.0, 0.0, 250.0 / 621.0, 125.0 / 594.0, 0.0, 512.0 / 1771.0};
+static const double CK_CS[6] = {2825.0 / 27648.0, 0.0, 18575.0 / 48384.0, 13525.0 / 55296.0, 277.0 / 14336.0, 0.25};
+
+/* One Cash-Karp trial step; returns the scaled error estimate, result in *out. */
+static double ck_step(const RotParams* p, const RotState* x, double h, RotState* out)
+{
+	RotState k[6];
+	k[0] = deriv(p, x);
+	for (int j = 1; j < 6; ++j) {
+		RotState t = *x;
+		for (int l = 0; l < j; ++l) t = axpy(&t, h * CK_B[j][l], &k[l]);
+		k[j] = deriv(p, &t);
+	}
+	RotState r = *x, e = {{0, 0, 0, 0}, {0, 0, 0}};
+	for (int j = 0; j < 6; ++j) {
+		r = axpy(&r, h * CK_C[j], &k[j]);
+		e = axpy(&e, h * (CK_C[j] - CK_CS[j]), &k[j]);
+	}
+	*out = r;
+	/* error relative to the magnitude of each state component (quaternion components are O(1)) */
+	double wscale = 1.0 + ibLength(x->wl);
+	double eq = fmax(fmax(fabs(e.q.w), fabs(e.q.x)), fmax(fabs(e.q.y), fabs(e.q.z)));
+	double ew = fmax(fmax(fabs(e.wl.x), fabs(e.wl.y)), fabs(e.wl.z)) / wscale;
+	return fmax(eq, ew);
+}
+
+static int cash_karp(const RotParams* p, RotState* x, double h, double tol, int maxSub, double* hint)
+{
+	double t = 0.0;
+	double hs = (*hint > 0.0 && *hint < h) ? *hint : h;
+	int accepted = 0, trials = 0;
+	while (t < h) {
+		double step = fmin(hs, h - t);
+		bool last = step >= h - t;
+		if (accepted + 1 >= maxSub || trials > 4 * maxSub) { /* cap: finish with one RK4 step */
+			rk4(p, x, h - t);
+			++accepted;
+			break;
+		}
+		RotState trial;
+		double err = ck_step(p, x, step, &trial);
+		++trials;
+		if (!isfinite(err)) err = 1e300;
+		double factor = err > 0.0 ? 0.9 * pow(tol / err, 0.2) : 5.0;
+		if (err <= tol) {
+			trial.q = ibQuatNormalize(trial.q);
+			*x = trial;
+			t = last ? h : t + step;
+			++accepted;
+			if (!last || step == hs) hs = step * fmin(5.0, fmax(0.2, factor));
+		} else {
+			hs = step * fmax(0.1, factor);
+		}
+	}
+	*hint = hs;
+	return accepted;
+}
+
+void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* hint, int* substeps)
+{
+	*out = b->st;
+	if (substeps) *substeps = 1;
+	if (b->type == IB_BODY_STATIC) return;
+	if (b->type == IB_BODY_KINEMATIC) {
+		out->s = ibMulAdd(b->st.s, h, b->st.v);
+		out->q = ibQuatNormalize(ibQuatMul(ibQuat_FromRotationVector(ibScale(h, b->st.w)), b->st.q));
+		return;
+	}
+	/* eqs 3.3 and 3.2 (uses the old velocity for the position) */
+	out->s = ibAdd(b->st.s, ibAdd(ibScale(h, b->st.v), ibScale(0.5 * h * h * b->invMass, b->fext)));
+	out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
+
+	RotParams p = {b->inertiaP, b->invInertiaP, b->text};
+	RotState x = {b->st.q, ibInvRotate(b->st.q, b->st.w)};
+	if (w->solver.integrator == IB_INTEGRATOR_CASH_KARP) {
+		double localHint = hint ? *hint : 0.0;
+		int n = cash_karp(&p, &x, h, w->solver.integratorTolerance, w->solver.integratorMaxSubsteps, &localHint);
+		if (hint) *hint = localHint;
+		if (substeps) *substeps = n;
+	} else {
+		rk4(&p, &x, h);
+	}
+	out->q = x.q;
+	out->w = ibRotate(x.q, x.wl);
+}
+
+void ib_predict_pose(const ibWorld* w, const ibBody* b, double h, ibVec3* s, ibQuat* q)
+{
+	ibRigidState st;
+	double hint = b->substepHint;
+	ib_integrate_body(w, b, h, &st, &hint, NULL);
+	*s = st.s;
+	*q = st.q;
+}

@@ -1,0 +1,154 @@
+/* Internal world, body and shape data. Not installed. */
+#ifndef IBDYN_SRC_WORLD_H
+#define IBDYN_SRC_WORLD_H
+
+#include <stdarg.h>
+
+#include "ibdyn/ibdyn.h"
+
+#define IB_MAX_WORLDS 128
+#define IB_DEF_MAGIC 0x1bd7a
+#define IB_NULL_INDEX (-1)
+
+typedef struct ibWorld ibWorld;
+
+/* Per-step state integrated by the free motion (§3.1.2). The dynamics use the principal frame:
+ * origin at the centre of mass, axes along the principal axes of inertia (§3.1.1). */
+typedef struct ibRigidState {
+	ibVec3 s;  /* centre of mass, world */
+	ibVec3 v;  /* COM velocity, world */
+	ibQuat q;  /* principal frame -> world */
+	ibVec3 w;  /* angular velocity, world */
+} ibRigidState;
+
+typedef struct ibBody {
+	ibRigidState st;
+	ibMat3 R;            /* rotation matrix of st.q (derived) */
+	ibMat3 invInertiaW;  /* world inverse inertia R diag(1/I) R^T (derived; zero for non-dynamic) */
+	ibVec3 fext, text;   /* external force/torque held constant over the current step */
+	ibVec3 userForce, userTorque; /* accumulated by ibBody_Apply*, cleared after each step */
+	double mass, invMass;
+	ibVec3 inertiaP, invInertiaP; /* principal moments and their inverses */
+	ibVec3 localCom;     /* COM in the user body frame */
+	ibQuat qPrincipal;   /* principal frame -> user body frame */
+	double linearDamping, angularDamping, gravityScale;
+	double substepHint;  /* adaptive integrator: last accepted sub-step (s), 0 = none */
+	ibBodyType type;
+	bool inUse;
+	bool massOverride;
+	uint16_t generation;
+	int32_t nextFree;
+	int32_t firstShape, lastShape;
+	int shapeCount;
+	int32_t firstJointEdge; /* head of the body's joint adjacency list (joints module) */
+	ibMassData overrideData;
+	char* name;
+	void* userData;
+} ibBody;
+
+typedef struct ibShape {
+	ibShapeType type;
+	bool inUse;
+	uint16_t generation;
+	int32_t nextFree;
+	int32_t body;
+	int32_t nextInBody;
+	union {
+		ibSphere sphere;
+		ibBox box;
+		ibCapsule capsule;
+		ibCylinder cylinder;
+	} g;
+	ibVec3* meshVertices;
+	int* meshIndices;
+	int meshVertexCount, meshTriangleCount;
+	ibVec3 localPosition;
+	ibQuat localRotation;
+	double density, explicitMass;
+	ibMaterial material;
+	ibMassData massData; /* in the body's user frame */
+	void* userData;
+} ibShape;
+
+typedef struct ibAllocator {
+	ibAllocFn* alloc;
+	ibReallocFn* realloc;
+	ibFreeFn* free;
+	void* ctx;
+} ibAllocator;
+
+struct ibJointStore; /* joints module */
+
+struct ibWorld {
+	uint16_t slot, generation;
+	ibAllocator allocator;
+	ibLogFn* logFn;
+	void* logContext;
+	void* userData;
+	ibVec3 gravity;
+	ibSolverSettings solver;
+	double time;
+	bool diverged;
+	char lastError[512];
+	ibStepStats stats;
+
+	ibBody* bodies;
+	int32_t bodyCapacity, bodyHigh, bodyFree, bodyCount;
+	ibShape* shapes;
+	int32_t shapeCapacity, shapeHigh, shapeFree, shapeCount;
+
+	struct ibJointStore* joints; /* NULL until the first joint is created */
+};
+
+/* world.c */
+ibWorld* ib_world_get(ibWorldId id);
+ibWorld* ib_world_from_slot(uint16_t slot);
+ibBody* ib_body_get(ibBodyId id, ibWorld** outWorld);
+ibShape* ib_shape_get(ibShapeId id, ibWorld** outWorld);
+ibBodyId ib_body_id(const ibWorld* w, int32_t index);
+
+/* error.c */
+ibResult ib_error(ibWorld* w, ibResult r, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+void ib_log(ibWorld* w, ibLogLevel level, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+ibResult ib_validate_solver(const ibSolverSettings* s, char* msg, size_t n);
+
+/* alloc.c */
+void* ib_alloc(ibWorld* w, size_t size);
+void* ib_realloc(ibWorld* w, void* p, size_t oldSize, size_t newSize);
+void ib_free(ibWorld* w, void* p, size_t size);
+char* ib_strdup(ibWorld* w, const char* s);
+void ib_strfree(ibWorld* w, char* s);
+/* Grow *array (element size elem) to hold at least need elements; returns false on OOM. */
+bool ib_grow(ibWorld* w, void** array, int32_t* capacity, int32_t need, size_t elem);
+
+/* body_mass.c */
+void ib_body_update_derived(ibBody* b);
+ibResult ib_body_update_mass(ibWorld* w, ibBody* b);
+ibVec3 ib_body_user_position(const ibBody* b);
+ibQuat ib_body_user_rotation(const ibBody* b);
+ibResult ib_check_mass_data(ibWorld* w, const ibMassData* md);
+
+/* integrator.c: free motion of one body over h (§3.1.2), used by the step and by joint prediction. */
+void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* substepHint,
+                       int* substeps);
+/* Velocity-independent part: advance only the pose of a body with the given state (prediction). */
+void ib_predict_pose(const ibWorld* w, const ibBody* b, double h, ibVec3* s, ibQuat* q);
+
+/* forces.c: force modules run before each step (§6.2.1). */
+void ib_apply_force_modules(ibWorld* w, double h);
+
+/* impulses on bodies (body.c) */
+static inline bool ib_is_dynamic(const ibBody* b) { return b->type == IB_BODY_DYNAMIC; }
+void ib_body_apply_impulse(ibBody* b, ibVec3 p, ibVec3 worldPoint);
+void ib_body_apply_angular_impulse(ibBody* b, ibVec3 l);
+
+/* joints module hooks (src/joints) */
+void ib_joints_destroy_store(ibWorld* w);
+void ib_joints_on_body_destroyed(ibWorld* w, int32_t bodyIndex);
+ibResult ib_joints_before_step(ibWorld* w, double h);   /* force modules: springs, motors */
+ibResult ib_joints_position_correction(ibWorld* w, double h);
+ibResult ib_joints_velocity_correction(ibWorld* w, double h);
+void ib_joints_measure(ibWorld* w, ibStepStats* stats);
+double ib_joints_spring_energy(ibWorld* w);
+
+#endif
