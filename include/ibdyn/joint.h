@@ -75,6 +75,8 @@ typedef struct ibJointDef {
 	ibVec3 localAxisB;      /**< primary axis on B (axis alignment, universal's second axis; unit) */
 	ibVec3 localRefA;       /**< reference vector on A perpendicular to localAxisA (motor angle zero), unit */
 	ibVec3 localRefB;       /**< reference vector on B, unit */
+	ibQuat referenceRotation; /**< rotation lock (slider, fixed): rest value of qB^-1 qA (user frames); all zero = take the current poses */
+	double referenceAngle;  /**< double rotation (universal): rest angle between the axes (rad); NaN = take the current poses */
 	double distance;        /**< distance variant of ball/line/plane (m, >= 0; 0 = coincident); spring rest length */
 	double stiffness;       /**< spring constant D (N/m), >= 0 */
 	double damping;         /**< spring damping mu_F (N s/m), >= 0, on the full relative velocity of the anchors */

@@ -34,7 +34,8 @@ typedef struct ibSolverSettings {
 	double velocityTolerance;     /**< eps_v: velocity tolerance (m/s and rad/s), > 0 */
 	int maxPositionIterations;    /**< cap on joint-correction sweeps per step (anytime behaviour), >= 1 */
 	int maxVelocityIterations;    /**< cap on velocity-correction sweeps per step, >= 1 */
-	double maxCorrectionImpulse;  /**< bound on the accumulated correction impulse per joint and step (N s; 0 = unbounded) */
+	double maxCorrectionImpulse;  /**< bound on the accumulated correction impulse per basic joint and step (N s, or N m s for rotational rows; 0 = unbounded) */
+	bool warmStart;               /**< start both correction loops from the previous step's impulses (same tolerances, fewer sweeps) */
 } ibSolverSettings;
 
 /** World definition. */

@@ -76,7 +76,6 @@ ibBodyId ibCreateBody(ibWorldId worldId, const ibBodyDef* d)
 	b->angularDamping = d->angularDamping;
 	b->gravityScale = d->gravityScale;
 	b->firstShape = b->lastShape = IB_NULL_INDEX;
-	b->firstJointEdge = IB_NULL_INDEX;
 	b->nextFree = IB_NULL_INDEX;
 	b->qPrincipal = IB_QUAT_IDENTITY;
 	b->st.q = ibQuatNormalize(d->rotation);
@@ -158,6 +157,7 @@ ibResult ibBody_SetTransform(ibBodyId id, ibVec3 position, ibQuat rotation)
 	b->st.s = ibAdd(position, ibRotate(qu, b->localCom));
 	b->substepHint = 0.0;
 	ib_body_update_derived(b);
+	w->poseEpoch++;
 	return IB_OK;
 }
 
@@ -289,6 +289,7 @@ ibVec3 ibBody_GetPrincipalInertia(ibBodyId id, ibQuat* axes)
 void ib_body_apply_impulse(ibBody* b, ibVec3 p, ibVec3 worldPoint)
 {
 	if (!ib_is_dynamic(b)) return;
+	b->velVersion++;
 	b->st.v = ibMulAdd(b->st.v, b->invMass, p);
 	b->st.w = ibAdd(b->st.w, ibMat3_MulV(b->invInertiaW, ibCross(ibSub(worldPoint, b->st.s), p)));
 }
@@ -296,6 +297,7 @@ void ib_body_apply_impulse(ibBody* b, ibVec3 p, ibVec3 worldPoint)
 void ib_body_apply_angular_impulse(ibBody* b, ibVec3 l)
 {
 	if (!ib_is_dynamic(b)) return;
+	b->velVersion++;
 	b->st.w = ibAdd(b->st.w, ibMat3_MulV(b->invInertiaW, l));
 }
 

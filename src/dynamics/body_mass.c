@@ -85,5 +85,7 @@ ibResult ib_body_update_mass(ibWorld* w, ibBody* b)
 	b->st.v = ibAdd(b->st.v, ibCross(b->st.w, ibSub(b->st.s, oldS)));
 	b->substepHint = 0.0;
 	ib_body_update_derived(b);
+	w->poseEpoch++;
+	w->massEpoch++;
 	return IB_OK;
 }

@@ -13,6 +13,7 @@ ibSolverSettings ibDefaultSolverSettings(void)
 	s.maxPositionIterations = 1000;
 	s.maxVelocityIterations = 1000;
 	s.maxCorrectionImpulse = 0.0;
+	s.warmStart = true;
 	return s;
 }
 

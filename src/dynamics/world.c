@@ -113,6 +113,7 @@ ibWorldId ibCreateWorld(const ibWorldDef* def)
 	w->bodyFree = IB_NULL_INDEX;
 	w->shapeFree = IB_NULL_INDEX;
 	w->stats.converged = true;
+	w->poseEpoch = 1;
 	w->slot = (uint16_t)slot;
 	w->generation = (uint16_t)(s_generations[slot] + 1u);
 	if (w->generation == 0) w->generation = 1;
@@ -300,6 +301,7 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 		ib_body_update_derived(b);
 		if (sub > maxSub) maxSub = sub;
 	}
+	w->poseEpoch++;
 	ib_joints_velocity_correction(w, h);
 
 	int32_t bad = -1;

@@ -40,7 +40,7 @@ typedef struct ibBody {
 	int32_t nextFree;
 	int32_t firstShape, lastShape;
 	int shapeCount;
-	int32_t firstJointEdge; /* head of the body's joint adjacency list (joints module) */
+	uint32_t velVersion;    /* bumped by every impulse (joint prediction cache) */
 	ibMassData overrideData;
 	char* name;
 	void* userData;
@@ -88,6 +88,8 @@ struct ibWorld {
 	ibVec3 gravity;
 	ibSolverSettings solver;
 	double time;
+	uint32_t poseEpoch; /* bumped whenever any body pose changes (step, teleport, mass frame) */
+	uint32_t massEpoch; /* bumped whenever a body's principal frame changes */
 	bool diverged;
 	char lastError[512];
 	ibStepStats stats;

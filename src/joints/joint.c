@@ -1,0 +1,185 @@
+/* Public joints: creation, validation, decomposition into basic joints (§3.2.4), getters. */
+#include <math.h>
+#include <string.h>
+
+#include "joints/joint_internal.h"
+
+ibJointStore* ib_joint_store(ibWorld* w, bool create)
+{
+	if (!w->joints && create) {
+		ibJointStore* st = ib_alloc(w, sizeof *st);
+		if (!st) return NULL;
+		memset(st, 0, sizeof *st);
+		st->jointFree = IB_NULL_INDEX;
+		w->joints = st;
+	}
+	return w->joints;
+}
+
+void ib_joint_free_data(ibWorld* w, ibJoint* j)
+{
+	ib_strfree(w, j->name);
+	ib_free(w, j->schedTimes, (size_t)j->schedCount * sizeof(double));
+	ib_free(w, j->schedValues, (size_t)j->schedCount * sizeof(double));
+	ib_free(w, j->window, (size_t)j->windowCap * sizeof(double));
+	j->name = NULL;
+	j->schedTimes = j->schedValues = j->window = NULL;
+	j->schedCount = j->windowCap = 0;
+}
+
+void ib_joints_destroy_store(ibWorld* w)
+{
+	ibJointStore* st = w->joints;
+	if (!st) return;
+	for (int32_t i = 0; i < st->jointHigh; ++i)
+		if (st->joints[i].inUse) ib_joint_free_data(w, &st->joints[i]);
+	ib_free(w, st->joints, (size_t)st->jointCapacity * sizeof(ibJoint));
+	ib_free(w, st->basics, (size_t)st->basicCapacity * sizeof(ibBasic));
+	ib_free(w, st->pred, (size_t)st->predCapacity * sizeof(ibPredicted));
+	ib_free(w, st, sizeof *st);
+	w->joints = NULL;
+}
+
+ibJoint* ib_joint_get(ibJointId id, ibWorld** outWorld)
+{
+	ibWorld* w = ib_world_from_slot(id.world0);
+	if (outWorld) *outWorld = w;
+	ibJointStore* st = w ? w->joints : NULL;
+	if (!st || id.index1 <= 0 || id.index1 > st->jointHigh) {
+		if (w && id.index1 != 0) ib_error(w, IB_ERR_STALE_HANDLE, "stale joint handle");
+		return NULL;
+	}
+	ibJoint* j = &st->joints[id.index1 - 1];
+	if (!j->inUse || j->generation != id.generation) {
+		ib_error(w, IB_ERR_STALE_HANDLE, "stale joint handle (index %d)", (int)id.index1 - 1);
+		return NULL;
+	}
+	return j;
+}
+
+ibJointId ib_joint_id(const ibWorld* w, int32_t i)
+{
+	return (ibJointId){i + 1, w->slot, w->joints->joints[i].generation};
+}
+
+/* ---------------------------------------------------------------- basic joints */
+
+static void add_basic(ibWorld* w, ibJointStore* st, int32_t ji, const ibBasicType* type, ibVec3 la, ibVec3 lb,
+                      ibVec3 lx1, ibVec3 lx2)
+{
+	ibJoint* j = &st->joints[ji];
+	const ibBody* A = &w->bodies[j->def.bodyA.index1 - 1];
+	const ibBody* B = &w->bodies[j->def.bodyB.index1 - 1];
+	ibBasic* c = &st->basics[st->basicCount];
+	memset(c, 0, sizeof *c);
+	c->type = type;
+	c->joint = ji;
+	c->b1 = j->def.bodyA.index1 - 1;
+	c->b2 = j->def.bodyB.index1 - 1;
+	c->la = ib_user_to_principal_point(A, la);
+	c->lb = ib_user_to_principal_point(B, lb);
+	c->lx1 = ib_user_to_principal_vector(A, ibNormalize(lx1));
+	c->lx2 = ib_user_to_principal_vector(B, ibNormalize(lx2));
+	c->dist = j->def.distance;
+	c->alpha0 = j->def.referenceAngle;
+	/* qrel0 (principal frames) = qP2^-1 (q2u^-1 q1u)(0) qP1 */
+	c->qrel0 = ibQuatMul(ibQuatMul(ibQuatConj(B->qPrincipal), j->def.referenceRotation), A->qPrincipal);
+	for (int k = 0; k < 3; ++k)
+		c->lu1[k] = ib_user_to_principal_vector(A, k == 0 ? ibV3(1, 0, 0) : k == 1 ? ibV3(0, 1, 0) : ibV3(0, 0, 1));
+	j->basic[j->basicCount++] = st->basicCount++;
+}
+
+static int basic_count(ibJointType t)
+{
+	switch (t) {
+	case IB_JOINT_HINGE:
+	case IB_JOINT_CYLINDRICAL:
+	case IB_JOINT_SLIDER:
+	case IB_JOINT_UNIVERSAL:
+	case IB_JOINT_FIXED:
+	case IB_JOINT_VELOCITY: return 2;
+	case IB_JOINT_SPRING: return 0;
+	default: return 1;
+	}
+}
+
+/* Rebuild the flat list of basic joints (after joint creation/destruction or a body's mass frame
+ * changed). Warm-start impulses of surviving joints are kept. */
+bool ib_joints_rebuild_basics(ibWorld* w)
+{
+	ibJointStore* st = w->joints;
+	if (!st) return true;
+	if (!ib_grow(w, (void**)&st->pred, &st->predCapacity, w->bodyHigh + 1, sizeof(ibPredicted))) return false;
+	if (!st->basicsDirty && st->builtMassEpoch == w->massEpoch) return true;
+	int32_t need = 0;
+	for (int32_t i = 0; i < st->jointHigh; ++i)
+		if (st->joints[i].inUse) need += basic_count(st->joints[i].def.type) + 1;
+	/* keep old warm starts by joint */
+	int32_t oldCap = st->basicCapacity;
+	ibBasic* old = st->basics;
+	int32_t oldCount = st->basicCount;
+	st->basics = NULL;
+	st->basicCapacity = 0;
+	if (!ib_grow(w, (void**)&st->basics, &st->basicCapacity, need + 1, sizeof(ibBasic))) {
+		st->basics = old;
+		st->basicCapacity = oldCap;
+		return false;
+	}
+	st->basicCount = 0;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!j->inUse) continue;
+		int32_t firstOld[2] = {j->basic[0], j->basic[1]};
+		int oldN = j->basicCount;
+		j->basicCount = 0;
+		j->basic[0] = j->basic[1] = IB_NULL_INDEX;
+		const ibJointDef* d = &j->def;
+		ibVec3 aA = d->localAnchorA, aB = d->localAnchorB, xA = d->localAxisA, xB = d->localAxisB;
+		switch (d->type) {
+		case IB_JOINT_BALL: add_basic(w, st, i, d->distance > 0 ? &ib_basic_distance : &ib_basic_ball, aA, aB, xA, xB); break;
+		case IB_JOINT_LINE:
+			add_basic(w, st, i, d->distance > 0 ? &ib_basic_line_distance : &ib_basic_line, aA, aB, xA, xB);
+			break;
+		case IB_JOINT_PLANE: add_basic(w, st, i, &ib_basic_plane, aA, aB, xA, xB); break;
+		case IB_JOINT_ROTATION_LOCK: add_basic(w, st, i, &ib_basic_rotation_lock, aA, aB, xA, xB); break;
+		case IB_JOINT_AXIS_ALIGN: add_basic(w, st, i, &ib_basic_axis_align, aA, aB, xA, xB); break;
+		case IB_JOINT_DOUBLE_ROTATION: add_basic(w, st, i, &ib_basic_double_rotation, aA, aB, xA, xB); break;
+		case IB_JOINT_HINGE:
+			add_basic(w, st, i, &ib_basic_ball, aA, aB, xA, xB);
+			add_basic(w, st, i, &ib_basic_axis_align, aA, aB, xA, xB);
+			break;
+		case IB_JOINT_CYLINDRICAL:
+			add_basic(w, st, i, &ib_basic_line, aA, aB, xA, xB);
+			add_basic(w, st, i, &ib_basic_axis_align, aA, aB, xA, xB);
+			break;
+		case IB_JOINT_SLIDER:
+			add_basic(w, st, i, &ib_basic_line, aA, aB, xA, xB);
+			add_basic(w, st, i, &ib_basic_rotation_lock, aA, aB, xA, xB);
+			break;
+		case IB_JOINT_UNIVERSAL:
+			add_basic(w, st, i, &ib_basic_ball, aA, aB, xA, xB);
+			add_basic(w, st, i, &ib_basic_double_rotation, aA, aB, xA, xB);
+			break;
+		case IB_JOINT_FIXED:
+			add_basic(w, st, i, &ib_basic_ball, aA, aB, xA, xB);
+			add_basic(w, st, i, &ib_basic_rotation_lock, aA, aB, xA, xB);
+			break;
+		case IB_JOINT_VELOCITY:
+			if (d->linearDofs) add_basic(w, st, i, &ib_basic_velocity_linear, aA, aB, xA, xB);
+			if (d->linearDofs) st->basics[j->basic[j->basicCount - 1]].dofMask = d->linearDofs;
+			if (d->angularDofs) add_basic(w, st, i, &ib_basic_velocity_angular, aA, aB, xA, xB);
+			if (d->angularDofs) st->basics[j->basic[j->basicCount - 1]].dofMask = d->angularDofs;
+			break;
+		default: break;
+		}
+		for (int k = 0; k < j->basicCount && k < oldN; ++k) {
+			if (firstOld[k] < 0 || firstOld[k] >= oldCount) continue;
+			st->basics[j->basic[k]].warmPos = old[firstOld[k]].warmPos;
+			st->basics[j->basic[k]].warmVel = old[firstOld[k]].warmVel;
+		}
+	}
+	ib_free(w, old, (size_t)oldCap * sizeof(ibBasic));
+	st->basicsDirty = false;
+	st->builtMassEpoch = w->massEpoch;
+	return true;
+}

@@ -1,0 +1,30 @@
+/* Joint force modules run at the start of a step (§6.2.1): external forces are reset, then
+ * springs (§3.2.7) and servo motors (§3.2.5) add forces held constant during the step. */
+#include "joints/joint_internal.h"
+
+ibResult ib_joints_before_step(ibWorld* w, double h)
+{
+	for (int32_t i = 0; i < w->bodyHigh; ++i) {
+		w->bodies[i].fext = IB_VEC3_ZERO;
+		w->bodies[i].text = IB_VEC3_ZERO;
+	}
+	ibJointStore* st = w->joints;
+	if (!st) return IB_OK;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!j->inUse) continue;
+		if (j->def.type == IB_JOINT_SPRING) ib_spring_apply(w, j);
+		if (j->def.type == IB_JOINT_HINGE || j->def.type == IB_JOINT_SLIDER) ib_motor_apply(w, j, h);
+	}
+	return IB_OK;
+}
+
+double ib_joints_spring_energy(ibWorld* w)
+{
+	ibJointStore* st = w->joints;
+	double e = 0.0;
+	if (!st) return e;
+	for (int32_t i = 0; i < st->jointHigh; ++i)
+		if (st->joints[i].inUse && st->joints[i].def.type == IB_JOINT_SPRING) e += ib_spring_energy(w, &st->joints[i]);
+	return e;
+}

@@ -1,0 +1,142 @@
+/* Internal joint data. A public joint (ibJointId) owns 0..2 basic constraints ("basic joints",
+ * §3.2.3) that the solvers iterate over; springs and motors are force modules (§3.2.5, §3.2.7).
+ *
+ * A basic joint type is one file (joint_ball.c, joint_line.c, ...) providing an ibBasicType:
+ *   prepare():  at a time instant, from the current poses, the world points a (on body 1) and b (on
+ *               body 2) where impulses act and the orthonormal projection rows P (1..3 rows);
+ *   error():    the position error d (world 3-vector, eqs in §3.2.3) from given poses — the solver
+ *               passes predicted poses at t0+h, the measurement passes the current ones;
+ * The velocity error is generic: translational u_b - u_a at (a, b), rotational w2 - w1. */
+#ifndef IBDYN_SRC_JOINT_INTERNAL_H
+#define IBDYN_SRC_JOINT_INTERNAL_H
+
+#include "dynamics/world.h"
+
+typedef enum ibBasicKind {
+	IB_BASIC_BALL,
+	IB_BASIC_DISTANCE,
+	IB_BASIC_LINE,
+	IB_BASIC_LINE_DISTANCE,
+	IB_BASIC_PLANE,
+	IB_BASIC_ROTATION_LOCK,
+	IB_BASIC_AXIS_ALIGN,
+	IB_BASIC_DOUBLE_ROTATION,
+	IB_BASIC_VELOCITY_LINEAR,
+	IB_BASIC_VELOCITY_ANGULAR,
+	IB_BASIC_KIND_COUNT
+} ibBasicKind;
+
+/* Pose of a body as seen by a joint: principal-frame pose plus the user->principal mapping. */
+typedef struct ibPose {
+	ibVec3 s;
+	ibQuat q;  /* principal -> world */
+	ibMat3 R;  /* matrix of q */
+} ibPose;
+
+typedef struct ibBasic ibBasic;
+
+/* Predicted pose of a body at t0+h with its current velocities; valid while version == velVersion. */
+typedef struct ibPredicted {
+	ibPose pose;
+	uint32_t version;
+} ibPredicted;
+
+typedef struct ibBasicType {
+	const char* name;
+	bool rotational;    /* corrected with angular impulses (L matrices) */
+	bool velocityOnly;  /* no position condition (§3.2.6) */
+	void (*prepare)(ibBasic* c, const ibPose* p1, const ibPose* p2);
+	ibVec3 (*error)(const ibBasic* c, const ibPose* p1, const ibPose* p2);
+} ibBasicType;
+
+struct ibBasic {
+	const ibBasicType* type;
+	int32_t joint;     /* owning public joint */
+	int32_t b1, b2;    /* body indices (body A = 1, body B = 2) */
+	/* local data in the principal frames of the bodies (refreshed when a body's mass frame changes) */
+	ibVec3 la, lb;     /* joint points on body 1 / body 2 */
+	ibVec3 lx1, lx2;   /* joint vectors on body 1 / body 2 */
+	ibQuat qrel0;      /* rotation lock: q2(0)^-1 q1(0) (principal frames) */
+	double alpha0;     /* double rotation: initial angle */
+	double dist;       /* distance variants */
+	unsigned dofMask;  /* velocity-only rows (bits of body 1's user axes) */
+	ibVec3 lu1[3];     /* velocity-only: body 1 user axes in the principal frame */
+	/* per time instant */
+	ibVec3 a, b;       /* world points where impulses act */
+	ibVec3 P[3];       /* orthonormal projection rows */
+	int rows;
+	double Minv[3][3]; /* (P K P^T)^-1 or (P L P^T)^-1 */
+	uint32_t cacheEpoch; /* w->poseEpoch at which a, b, P, Minv were computed (0 = never) */
+	/* impulses */
+	ibVec3 accPos, accVel;   /* accumulated this step (clamp, warm start) */
+	ibVec3 warmPos, warmVel; /* last step's totals */
+	/* measurements after the last step */
+	double posError, velError;
+	int iterations;
+};
+
+typedef struct ibJoint {
+	ibJointDef def;     /* as created (schedule pointers -> sched arrays below) */
+	bool inUse;
+	uint16_t generation;
+	int32_t nextFree;
+	int32_t basic[2];   /* indices into store->basics, -1 unused */
+	int basicCount;
+	char* name;
+	double* schedTimes;
+	double* schedValues;
+	int schedCount;
+	/* motor state */
+	double* window;     /* ring buffer of past errors, def.motor.integralWindow entries */
+	int windowCap, windowLen, windowHead;
+	double prevError;
+	bool hasPrevError;
+	double motorOutput, motorValue, motorSpeed, motorTarget;
+	double unwrappedAngle;
+	bool angleInit;
+	/* measurements */
+	double posError, angError, velError;
+	int iterations;
+	int32_t dragHelper; /* drag joints: index of the kinematic helper body, else -1 */
+} ibJoint;
+
+typedef struct ibJointStore {
+	ibJoint* joints;
+	int32_t jointCapacity, jointHigh, jointFree, jointCount;
+	ibBasic* basics;
+	int32_t basicCapacity, basicCount;
+	bool basicsDirty; /* rebuild the basic list after create/destroy */
+	uint32_t builtMassEpoch; /* w->massEpoch the basics were built at */
+	/* per-body prediction cache (indexed like w->bodies) */
+	ibPredicted* pred;
+	int32_t predCapacity;
+} ibJointStore;
+
+extern const ibBasicType ib_basic_ball, ib_basic_distance, ib_basic_line, ib_basic_line_distance, ib_basic_plane,
+    ib_basic_rotation_lock, ib_basic_axis_align, ib_basic_double_rotation, ib_basic_velocity_linear,
+    ib_basic_velocity_angular;
+
+/* helpers shared by the basic joint files (joint_frames.c) */
+static inline ibVec3 ib_pose_point(const ibPose* p, ibVec3 local) { return ibAdd(p->s, ibMat3_MulV(p->R, local)); }
+static inline ibVec3 ib_pose_vector(const ibPose* p, ibVec3 local) { return ibMat3_MulV(p->R, local); }
+/* Two unit vectors completing the unit x to an orthonormal basis (§3.2.3: y = x × w, z = x × y). */
+void ib_orthonormal_basis(ibVec3 x, ibVec3* y, ibVec3* z);
+/* Principal-frame coordinates of a user-frame point / vector of body b. */
+ibVec3 ib_user_to_principal_point(const ibBody* b, ibVec3 p);
+ibVec3 ib_user_to_principal_vector(const ibBody* b, ibVec3 v);
+ibPose ib_body_pose(const ibBody* b);
+
+/* joint.c */
+ibJointStore* ib_joint_store(ibWorld* w, bool create);
+ibJoint* ib_joint_get(ibJointId id, ibWorld** outWorld);
+bool ib_joints_rebuild_basics(ibWorld* w);
+void ib_joint_free_data(ibWorld* w, ibJoint* j);
+ibJointId ib_joint_id(const ibWorld* w, int32_t index);
+
+/* force modules: motor.c and spring.c */
+void ib_motor_apply(ibWorld* w, ibJoint* j, double h);
+void ib_spring_apply(ibWorld* w, ibJoint* j);
+double ib_spring_energy(ibWorld* w, const ibJoint* j);
+double ib_schedule_eval(const double* t, const double* v, int n, double time, double fallback);
+
+#endif

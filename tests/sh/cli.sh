@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# ibsim command-line behaviour: final line, step counts, scene files, CSV, plot, error exits.
+# Usage: bash tests/sh/cli.sh <source_dir> <binary_dir>
+set -euo pipefail
+
+src=$(cd "${1:?usage: cli.sh <source_dir> <binary_dir>}" && pwd)
+bin=$(cd "${2:?usage: cli.sh <source_dir> <binary_dir>}" && pwd)
+ibsim="$bin/ibsim"
+
+if grep -q '^IBDYN_TOOLS:BOOL=OFF' "$bin/CMakeCache.txt" 2>/dev/null; then
+	echo "cli: skipped (IBDYN_TOOLS=OFF, no ibsim)"
+	exit 0
+fi
+[ -x "$ibsim" ] || { echo "FAIL: $ibsim not built" >&2; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibsim-cli-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+num='[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?'
+final_re="^ibsim: steps=[0-9]+ sim_time=$num wall_ms_per_step=$num energy_rel_drift=$num max_pos_error=$num max_vel_error=$num\$"
+
+fail() {
+	echo "FAIL: $*" >&2
+	for f in "$tmp/last.out" "$tmp/last.err"; do
+		[ -s "$f" ] && { echo "--- $(basename "$f"):" >&2; tail -n 20 "$f" >&2; }
+	done
+	exit 1
+}
+
+# run ARGS...: runs ibsim, leaves stdout in $tmp/last.out, stderr in $tmp/last.err, status in $rc.
+run() {
+	rc=0
+	"$ibsim" "$@" >"$tmp/last.out" 2>"$tmp/last.err" || rc=$?
+}
+
+expect_rc() { # expected description
+	[ "$rc" -eq "$1" ] || fail "$2: exit status $rc, expected $1"
+}
+
+final_line_ok() { # description: the last stdout line is the final line
+	local last
+	last=$(tail -n 1 "$tmp/last.out")
+	[[ "$last" =~ $final_re ]] || fail "$1: last line '$last' is not the final result line"
+}
+
+field() { # NAME: value of NAME=... in the final line
+	tail -n 1 "$tmp/last.out" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+# ---- default scene --------------------------------------------------------------------------
+run
+expect_rc 0 "default run"
+final_line_ok "default run"
+[ "$(wc -l <"$tmp/last.out")" -gt 1 ] || fail "default run: no human summary before the final line"
+[ "$(grep -c '^ibsim: steps=' "$tmp/last.out")" -eq 1 ] || fail "default run: final line not unique"
+awk -v d="$(field energy_rel_drift)" 'BEGIN { exit !(d + 0 < 1e-6) }' ||
+	fail "default run: energy_rel_drift $(field energy_rel_drift) is not small (free motion conserves energy)"
+[ "$(field max_pos_error)" = "0.000000e+00" ] || fail "default run: max_pos_error should be 0 without joints"
+echo "ok: default run: $(tail -n 1 "$tmp/last.out")"
+
+run --quiet
+expect_rc 0 "--quiet"
+[ "$(wc -l <"$tmp/last.out")" -eq 1 ] || fail "--quiet: expected exactly one stdout line"
+[ ! -s "$tmp/last.err" ] || fail "--quiet: unexpected stderr output"
+final_line_ok "--quiet"
+echo "ok: --quiet prints only the final line"
+
+run --steps 10
+expect_rc 0 "--steps 10"
+final_line_ok "--steps 10"
+[ "$(field steps)" = "10" ] || fail "--steps 10 reported steps=$(field steps)"
+echo "ok: --steps 10"
+
+run --time 0.5 --dt 0.01 --quiet
+expect_rc 0 "--time 0.5 --dt 0.01"
+final_line_ok "--time 0.5 --dt 0.01"
+[ "$(field steps)" = "50" ] || fail "--time 0.5 --dt 0.01 reported steps=$(field steps)"
+awk -v t="$(field sim_time)" 'BEGIN { d = t - 0.5; exit !(d < 1e-12 && d > -1e-12) }' ||
+	fail "--time 0.5 --dt 0.01: sim_time=$(field sim_time)"
+run run --time=0.25 --dt=0.01 --quiet
+expect_rc 0 "run --time=0.25 --dt=0.01"
+[ "$(field steps)" = "25" ] || fail "run --time=0.25 --dt=0.01 reported steps=$(field steps)"
+echo "ok: --time/--dt step counts (also the explicit 'run' command and --opt=value)"
+
+# ---- scene file -----------------------------------------------------------------------------
+scene="$src/scenes/default.xml"
+if [ ! -f "$scene" ]; then
+	scene="$tmp/scene.xml"
+	cat >"$scene" <<'EOF'
+<?xml version="1.0"?>
+<ibdyn version="1">
+  <world gravity="0 0 -9.81"/>
+  <run timestep="0.01" duration="0.3"/>
+  <body name="ground" type="static" position="0 0 -0.5">
+    <box half_extents="5 5 0.5"/>
+  </body>
+  <body name="ball" type="dynamic" position="0 0 5" linear_velocity="1 0 0" angular_velocity="0 0 3">
+    <sphere radius="0.5"/>
+  </body>
+</ibdyn>
+EOF
+fi
+run "$scene" --steps 20
+expect_rc 0 "scene file $scene"
+final_line_ok "scene file $scene"
+[ "$(field steps)" = "20" ] || fail "scene file: steps=$(field steps)"
+echo "ok: scene file $scene"
+
+# Every shipped scene loads and steps.
+shopt -s nullglob
+for f in "$src"/scenes/*.xml; do
+	run "$f" --steps 5 --quiet
+	expect_rc 0 "scene $f"
+	final_line_ok "scene $f"
+done
+shopt -u nullglob
+echo "ok: every scenes/*.xml runs 5 steps"
+
+# ---- CSV --------------------------------------------------------------------------------------
+csv="$tmp/out.csv"
+run --steps 7 --csv "$csv" --quiet
+expect_rc 0 "--csv"
+final_line_ok "--csv"
+[ -s "$csv" ] || fail "--csv did not write $csv"
+header=$(head -n 1 "$csv")
+expected_header="time"
+for body in ground tumbler ball capsule disc dumbbell; do
+	for c in pos_x pos_y pos_z q_w q_x q_y q_z v_x v_y v_z w_x w_y w_z; do expected_header+=",${body}_$c"; done
+done
+expected_header+=",energy,kinetic,potential,spring,p_x,p_y,p_z,L_x,L_y,L_z"
+[ "$header" = "$expected_header" ] || fail "--csv header is
+$header
+expected
+$expected_header"
+rows=$(($(wc -l <"$csv") - 1))
+[ "$rows" -eq 8 ] || fail "--csv: $rows data rows, expected 8 (7 steps + t = 0)"
+# Every row: as many fields as the header, all numeric; time goes 0, 0.01, ... 0.07; the ball starts at x = -2.
+awk -F, '
+	NR == 1 { n = NF; for (i = 1; i <= NF; ++i) col[$i] = i; next }
+	{
+		if (NF != n) { printf "row %d has %d fields, header %d\n", NR, NF, n; exit 1 }
+		for (i = 1; i <= NF; ++i) if ($i !~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) { printf "row %d field %d not a number: %s\n", NR, i, $i; exit 1 }
+		t = $(col["time"]); want = 0.01 * (NR - 2)
+		if (t - want > 1e-12 || want - t > 1e-12) { printf "row %d: time %s, expected %g\n", NR, t, want; exit 1 }
+		if (NR == 2 && $(col["ball_pos_x"]) != -2) { print "ball_pos_x at t = 0 is not -2"; exit 1 }
+		e = $(col["energy"]) - ($(col["kinetic"]) + $(col["potential"]) + $(col["spring"]))
+		if (e > 1e-6 || e < -1e-6) { printf "row %d: energy != kinetic + potential + spring\n", NR; exit 1 }
+	}
+' "$csv" >"$tmp/awk.out" || fail "--csv content: $(cat "$tmp/awk.out")"
+echo "ok: --csv header ($(echo "$header" | tr ',' '\n' | wc -l) columns) and $rows rows"
+
+run --steps 3 --csv "$tmp/no-such-dir/out.csv"
+expect_rc 2 "--csv into a missing directory"
+grep -q "no-such-dir/out.csv" "$tmp/last.err" || fail "--csv into a missing directory: no message naming the file"
+echo "ok: --csv into a missing directory -> 2"
+
+# ---- plot ---------------------------------------------------------------------------------------
+png="$tmp/plot.png"
+run --steps 50 --plot "$png" --quiet
+expect_rc 0 "--plot"
+final_line_ok "--plot"
+[ -s "$png" ] || fail "--plot did not write a non-empty $png"
+magic=$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')
+[ "$magic" = "89504e470d0a1a0a" ] || fail "--plot: $png is not a PNG (magic $magic)"
+# With --csv as well, the CSV is kept.
+run --steps 5 --plot "$tmp/plot2.png" --csv "$tmp/plot2.csv" --quiet
+expect_rc 0 "--plot with --csv"
+if [ ! -s "$tmp/plot2.png" ] || [ "$(wc -l <"$tmp/plot2.csv")" -ne 7 ]; then fail "--plot with --csv: missing outputs"; fi
+# No gnuplot in PATH: error, exit 1.
+rc=0
+PATH="$tmp/empty-path" "$ibsim" --steps 5 --plot "$tmp/plot3.png" >"$tmp/last.out" 2>"$tmp/last.err" || rc=$?
+expect_rc 1 "--plot without gnuplot"
+grep -q gnuplot "$tmp/last.err" || fail "--plot without gnuplot: no message mentioning gnuplot"
+echo "ok: --plot writes a PNG ($(wc -c <"$png") bytes); missing gnuplot -> 1"
+
+# ---- bad input ------------------------------------------------------------------------------
+bad_args=(
+	"--bogus"
+	"-x"
+	"--steps"
+	"--steps abc"
+	"--steps 1.5"
+	"--steps 0"
+	"--steps -3"
+	"--steps 99999999999999999999"
+	"--dt 0"
+	"--dt -0.01"
+	"--dt nan"
+	"--dt inf"
+	"--dt 1e999"
+	"--dt 0.01x"
+	"--time 0"
+	"--time 1 --steps 10"
+	"--quiet=1"
+	"--quiet --quiet"
+	"a.xml b.xml"
+)
+for a in "${bad_args[@]}"; do
+	# shellcheck disable=SC2086  # split into arguments on purpose
+	run $a
+	expect_rc 2 "ibsim $a"
+	[ -s "$tmp/last.err" ] || fail "ibsim $a: no error message on stderr"
+	! grep -q '^ibsim: steps=' "$tmp/last.out" || fail "ibsim $a: ran a simulation"
+done
+run --bogus
+grep -q "unknown option '--bogus'" "$tmp/last.err" || fail "--bogus: message does not name the option"
+echo "ok: ${#bad_args[@]} bad command lines -> 2"
+
+missing="$tmp/does-not-exist.xml"
+run "$missing"
+expect_rc 2 "missing scene file"
+grep -q "does-not-exist.xml" "$tmp/last.err" || fail "missing scene file: message does not name the file"
+echo "ok: missing scene file -> 2"
+
+malformed="$tmp/malformed.xml"
+cat >"$malformed" <<'EOF'
+<?xml version="1.0"?>
+<ibdyn version="1">
+  <run timestep="0.01" duration="1" no_such_attribute="3"/>
+</ibdyn>
+EOF
+run "$malformed"
+expect_rc 2 "malformed scene"
+grep -qF "$malformed:3:" "$tmp/last.err" || fail "malformed scene: stderr lacks '$malformed:3:'"
+echo "ok: malformed scene -> 2 with '$(head -n 1 "$tmp/last.err")'"
+
+# A state that overflows in the first step: IB_ERR_DIVERGED -> exit 1, error on stderr, and the
+# final line is still printed for the 0 completed steps.
+diverging="$tmp/diverging.xml"
+cat >"$diverging" <<'EOF'
+<?xml version="1.0"?>
+<ibdyn version="1">
+  <body name="spinner" type="dynamic" angular_velocity="1e150 2e150 3e150">
+    <box half_extents="0.3 0.2 0.1"/>
+  </body>
+</ibdyn>
+EOF
+run "$diverging" --steps 5
+expect_rc 1 "diverging scene"
+final_line_ok "diverging scene"
+[ "$(field steps)" = "0" ] || fail "diverging scene: steps=$(field steps), expected 0"
+grep -qi "diverged" "$tmp/last.err" || fail "diverging scene: stderr does not report the divergence"
+echo "ok: diverging scene -> 1 with the final line"
+
+# ---- help and version -------------------------------------------------------------------------
+for h in --help -h "run --help"; do
+	# shellcheck disable=SC2086
+	run $h
+	expect_rc 0 "ibsim $h"
+	grep -q '^usage: ibsim' "$tmp/last.out" || fail "ibsim $h: no usage text on stdout"
+	grep -q -- '--steps' "$tmp/last.out" || fail "ibsim $h: usage does not list --steps"
+done
+run --version
+expect_rc 0 "--version"
+grep -Eq '^ibsim \(ibdyn [0-9]+\.[0-9]+\.[0-9]+\)$' "$tmp/last.out" || fail "--version output"
+echo "ok: --help, -h, run --help, --version"
+
+echo "cli: all checks passed"
