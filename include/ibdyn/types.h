@@ -17,6 +17,13 @@ typedef enum ibIntegrator {
 	IB_INTEGRATOR_CASH_KARP = 1, /**< embedded adaptive RK 5(4), Cash-Karp coefficients, sub-steps to a tolerance (App. B.1.4) */
 } ibIntegrator;
 
+/** Method for systems of joints (§3.3). */
+typedef enum ibJointSolver {
+	IB_SOLVER_AUTO = 0,      /**< LGS where the joint graph is a forest, otherwise the iterative method */
+	IB_SOLVER_ITERATIVE = 1, /**< iterative method (Alg. 3.1 and 3.2) */
+	IB_SOLVER_LGS = 2,       /**< linear-system method; O(n) block factorisation for acyclic joint graphs (loops: iterative) */
+} ibJointSolver;
+
 /** Body type. */
 typedef enum ibBodyType {
 	IB_BODY_STATIC = 0,    /**< never moves, infinite mass */
@@ -26,6 +33,7 @@ typedef enum ibBodyType {
 
 /** Settings of the world's solver and integrator (changeable after creation). */
 typedef struct ibSolverSettings {
+	ibJointSolver method;         /**< method for systems of joints */
 	ibIntegrator integrator;      /**< rotational integrator */
 	double integratorTolerance;   /**< Cash-Karp local error tolerance per sub-step (rad, rad/s), > 0 */
 	int integratorMaxSubsteps;    /**< Cash-Karp sub-step cap per step, >= 1 */

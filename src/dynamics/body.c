@@ -78,7 +78,7 @@ ibBodyId ibCreateBody(ibWorldId worldId, const ibBodyDef* d)
 	b->firstShape = b->lastShape = IB_NULL_INDEX;
 	b->nextFree = IB_NULL_INDEX;
 	b->qPrincipal = IB_QUAT_IDENTITY;
-	b->st.q = ibQuatNormalize(d->rotation);
+	b->st.q = ib_quat_unit(d->rotation);
 	b->st.s = d->position;
 	if (d->type != IB_BODY_STATIC) {
 		b->st.v = d->linearVelocity;
@@ -152,9 +152,12 @@ ibResult ibBody_SetTransform(ibBodyId id, ibVec3 position, ibQuat rotation)
 	double qn = ibQuatNormSq(rotation);
 	if (!ibQuat_IsFinite(rotation) || !(qn > 1e-300) || !isfinite(qn))
 		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "rotation must be a finite non-zero quaternion");
-	ibQuat qu = ibQuatNormalize(rotation);
+	ibQuat qu = ib_quat_unit(rotation);
 	b->st.q = ibQuatNormalize(ibQuatMul(qu, b->qPrincipal));
 	b->st.s = ibAdd(position, ibRotate(qu, b->localCom));
+	b->userPos = position;
+	b->userRot = qu;
+	b->userPoseExact = true;
 	b->substepHint = 0.0;
 	ib_body_update_derived(b);
 	w->poseEpoch++;

@@ -14,11 +14,14 @@ void ib_body_update_derived(ibBody* b)
 		b->invInertiaW = ibMat3_Zero();
 }
 
-ibQuat ib_body_user_rotation(const ibBody* b) { return ibQuatMul(b->st.q, ibQuatConj(b->qPrincipal)); }
+ibQuat ib_body_user_rotation(const ibBody* b)
+{
+	return b->userPoseExact ? b->userRot : ibQuatMul(b->st.q, ibQuatConj(b->qPrincipal));
+}
 
 ibVec3 ib_body_user_position(const ibBody* b)
 {
-	return ibSub(b->st.s, ibRotate(ib_body_user_rotation(b), b->localCom));
+	return b->userPoseExact ? b->userPos : ibSub(b->st.s, ibRotate(ib_body_user_rotation(b), b->localCom));
 }
 
 ibResult ib_check_mass_data(ibWorld* w, const ibMassData* md)
@@ -83,6 +86,9 @@ ibResult ib_body_update_mass(ibWorld* w, ibBody* b)
 	b->st.q = ibQuatNormalize(ibQuatMul(userRot, b->qPrincipal));
 	b->st.s = ibAdd(userPos, ibRotate(userRot, b->localCom));
 	b->st.v = ibAdd(b->st.v, ibCross(b->st.w, ibSub(b->st.s, oldS)));
+	b->userPos = userPos;
+	b->userRot = userRot;
+	b->userPoseExact = true;
 	b->substepHint = 0.0;
 	ib_body_update_derived(b);
 	w->poseEpoch++;

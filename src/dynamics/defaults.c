@@ -4,6 +4,7 @@
 ibSolverSettings ibDefaultSolverSettings(void)
 {
 	ibSolverSettings s;
+	s.method = IB_SOLVER_AUTO;
 	s.integrator = IB_INTEGRATOR_RK4;
 	s.integratorTolerance = 1e-9;
 	s.integratorMaxSubsteps = 1000;

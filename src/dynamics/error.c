@@ -57,6 +57,10 @@ void ib_log(ibWorld* w, ibLogLevel level, const char* fmt, ...)
 
 ibResult ib_validate_solver(const ibSolverSettings* s, char* msg, size_t n)
 {
+	if ((unsigned)s->method > (unsigned)IB_SOLVER_LGS) {
+		if (msg) snprintf(msg, n, "unknown joint solver method %d", (int)s->method);
+		return IB_ERR_INVALID_ARGUMENT;
+	}
 	if (s->integrator != IB_INTEGRATOR_RK4 && s->integrator != IB_INTEGRATOR_CASH_KARP) {
 		if (msg) snprintf(msg, n, "unknown integrator %d", (int)s->integrator);
 		return IB_ERR_INVALID_ARGUMENT;

@@ -53,7 +53,7 @@ static ibShapeId create_shape(ibBodyId bodyId, const ibShapeDef* d, ibShapeType 
 		return IB_NULL_SHAPE;
 	}
 	if (d->mass > 0.0) md = ibMassData_ScaleToMass(&md, d->mass);
-	ibQuat lr = ibQuatNormalize(d->localRotation);
+	ibQuat lr = ib_quat_unit(d->localRotation);
 	md = ibMassData_Transform(&md, d->localPosition, lr);
 
 	ibVec3* verts = NULL;

@@ -298,6 +298,7 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 		ibRigidState next;
 		ib_integrate_body(w, b, h, &next, &b->substepHint, &sub);
 		b->st = next;
+		b->userPoseExact = false;
 		ib_body_update_derived(b);
 		if (sub > maxSub) maxSub = sub;
 	}

@@ -29,6 +29,9 @@ typedef struct ibBody {
 	ibVec3 userForce, userTorque; /* accumulated by ibBody_Apply*, cleared after each step */
 	double mass, invMass;
 	ibVec3 inertiaP, invInertiaP; /* principal moments and their inverses */
+	ibVec3 userPos;      /* exact user-frame pose as last set (valid while userPoseExact) */
+	ibQuat userRot;
+	bool userPoseExact;  /* cleared when the body moves; getters then derive the pose from st */
 	ibVec3 localCom;     /* COM in the user body frame */
 	ibQuat qPrincipal;   /* principal frame -> user body frame */
 	double linearDamping, angularDamping, gravityScale;
@@ -138,6 +141,13 @@ void ib_predict_pose(const ibWorld* w, const ibBody* b, double h, ibVec3* s, ibQ
 
 /* forces.c: force modules run before each step (§6.2.1). */
 void ib_apply_force_modules(ibWorld* w, double h);
+
+/* q/|q|, but q itself when it is already unit to rounding (keeps round trips bit-exact) */
+static inline ibQuat ib_quat_unit(ibQuat q)
+{
+	double n = ibQuatNormSq(q) - 1.0;
+	return (n <= 4.5e-16 && n >= -4.5e-16) ? q : ibQuatNormalize(q);
+}
 
 /* impulses on bodies (body.c) */
 static inline bool ib_is_dynamic(const ibBody* b) { return b->type == IB_BODY_DYNAMIC; }

@@ -36,6 +36,8 @@ void ib_joints_destroy_store(ibWorld* w)
 	ib_free(w, st->joints, (size_t)st->jointCapacity * sizeof(ibJoint));
 	ib_free(w, st->basics, (size_t)st->basicCapacity * sizeof(ibBasic));
 	ib_free(w, st->pred, (size_t)st->predCapacity * sizeof(ibPredicted));
+	ib_free(w, st->rhs, (size_t)st->rhsCapacity * sizeof(ibVec3));
+	ib_lgs_free(w);
 	ib_free(w, st, sizeof *st);
 	w->joints = NULL;
 }
@@ -179,6 +181,11 @@ bool ib_joints_rebuild_basics(ibWorld* w)
 		}
 	}
 	ib_free(w, old, (size_t)oldCap * sizeof(ibBasic));
+	if (!ib_grow(w, (void**)&st->rhs, &st->rhsCapacity, st->basicCount + 1, sizeof(ibVec3))) return false;
+	st->hasVelocityOnly = false;
+	for (int32_t k = 0; k < st->basicCount; ++k)
+		if (st->basics[k].type->velocityOnly) st->hasVelocityOnly = true;
+	st->layoutVersion++;
 	st->basicsDirty = false;
 	st->builtMassEpoch = w->massEpoch;
 	return true;

@@ -66,6 +66,9 @@ struct ibBasic {
 	ibVec3 P[3];       /* orthonormal projection rows */
 	int rows;
 	double Minv[3][3]; /* (P K P^T)^-1 or (P L P^T)^-1 */
+	ibVec3 raResp, rbResp; /* LGS: lever arms at which the predicted error responds (predicted points) */
+	double dEdu[2][3][6];  /* LGS: d(predicted error)/d(body velocity (v, w)) for body 1 and 2 (finite differences) */
+	bool haveDEdu;
 	uint32_t cacheEpoch; /* w->poseEpoch at which a, b, P, Minv were computed (0 = never) */
 	/* impulses */
 	ibVec3 accPos, accVel;   /* accumulated this step (clamp, warm start) */
@@ -107,6 +110,11 @@ typedef struct ibJointStore {
 	int32_t basicCapacity, basicCount;
 	bool basicsDirty; /* rebuild the basic list after create/destroy */
 	uint32_t builtMassEpoch; /* w->massEpoch the basics were built at */
+	uint32_t layoutVersion;  /* bumped whenever the basic list is rebuilt */
+	bool hasVelocityOnly;    /* some basic joint is velocity-only */
+	ibVec3* rhs;             /* per-basic right-hand sides (LGS) */
+	int32_t rhsCapacity;
+	struct LgsTree* lgs;     /* solver_lgs_tree.c */
 	/* per-body prediction cache (indexed like w->bodies) */
 	ibPredicted* pred;
 	int32_t predCapacity;
@@ -132,6 +140,26 @@ ibJoint* ib_joint_get(ibJointId id, ibWorld** outWorld);
 bool ib_joints_rebuild_basics(ibWorld* w);
 void ib_joint_free_data(ibWorld* w, ibJoint* j);
 ibJointId ib_joint_id(const ibWorld* w, int32_t index);
+
+/* solver_common.c */
+ibMat3 ib_solver_point_response(const ibBody* b, ibVec3 r);
+void ib_solver_invert_small(double M[3][3], int n, double out[3][3]);
+void ib_solver_prepare(ibWorld* w, ibBasic* c);
+ibVec3 ib_solver_impulse(const ibBasic* c, ibVec3 r);
+double ib_solver_projected_norm(const ibBasic* c, ibVec3 r);
+void ib_solver_apply(ibWorld* w, const ibBasic* c, ibVec3 p);
+const ibPose* ib_solver_predicted(ibWorld* w, ibJointStore* st, int32_t i, double h);
+ibVec3 ib_solver_velocity_error(const ibWorld* w, const ibBasic* c);
+/* Component of r in the rows of c (P^T P r): warm-start impulses must not act in free DOFs. */
+ibVec3 ib_solver_project(const ibBasic* c, ibVec3 r);
+
+/* solver_iterative.c (Alg. 3.1, 3.2) and solver_lgs_tree.c (O(n) LGS for acyclic joint graphs) */
+ibResult ib_iterative_position_correction(ibWorld* w, double h);
+ibResult ib_iterative_velocity_correction(ibWorld* w, double h, bool warmStart);
+bool ib_lgs_applicable(ibWorld* w);
+ibResult ib_lgs_position_correction(ibWorld* w, double h);
+ibResult ib_lgs_velocity_correction(ibWorld* w, double h);
+void ib_lgs_free(ibWorld* w);
 
 /* force modules: motor.c and spring.c */
 void ib_motor_apply(ibWorld* w, ibJoint* j, double h);

@@ -1,0 +1,130 @@
+/* Shared pieces of the joint solvers: response matrices (eqs 3.9-3.12), per-instant preparation
+ * of basic joints, impulses, prediction cache, velocity errors. */
+#include <math.h>
+#include <string.h>
+
+#include "joints/joint_internal.h"
+
+/* K_{a,a} of one body (eq. 3.9): (1/m) E - [r]x J^-1 [r]x; zero for non-dynamic bodies. */
+ibMat3 ib_solver_point_response(const ibBody* b, ibVec3 r)
+{
+	if (!ib_is_dynamic(b)) return ibMat3_Zero();
+	ibMat3 S = ibMat3_Skew(r);
+	ibMat3 K = ibMat3_Scale(-1.0, ibMat3_Mul(S, ibMat3_Mul(b->invInertiaW, S)));
+	for (int i = 0; i < 3; ++i) K.m[i][i] += b->invMass;
+	return K;
+}
+
+void ib_solver_invert_small(double M[3][3], int n, double out[3][3])
+{
+	memset(out, 0, sizeof(double) * 9);
+	if (n == 1) {
+		if (M[0][0] > 0.0) out[0][0] = 1.0 / M[0][0];
+	} else if (n == 2) {
+		double det = M[0][0] * M[1][1] - M[0][1] * M[1][0];
+		if (det > 0.0) {
+			out[0][0] = M[1][1] / det;
+			out[1][1] = M[0][0] / det;
+			out[0][1] = out[1][0] = -M[0][1] / det;
+		}
+	} else if (n == 3) {
+		ibMat3 A, Ai;
+		memcpy(A.m, M, sizeof A.m);
+		if (ibMat3_InverseSym(A, &Ai)) memcpy(out, Ai.m, sizeof Ai.m);
+	}
+}
+
+/* Points, projection and (P K P^T)^-1 at the current time instant; computed once per instant and
+ * shared by the velocity correction at t0+h and the next step's joint correction. */
+void ib_solver_prepare(ibWorld* w, ibBasic* c)
+{
+	if (c->cacheEpoch == w->poseEpoch) return;
+	const ibBody* b1 = &w->bodies[c->b1];
+	const ibBody* b2 = &w->bodies[c->b2];
+	ibPose p1 = ib_body_pose(b1), p2 = ib_body_pose(b2);
+	c->type->prepare(c, &p1, &p2);
+	ibMat3 K;
+	if (c->type->rotational)
+		K = ibMat3_Add(b1->invInertiaW, b2->invInertiaW);
+	else
+		K = ibMat3_Add(ib_solver_point_response(b1, ibSub(c->a, b1->st.s)), ib_solver_point_response(b2, ibSub(c->b, b2->st.s)));
+	double M[3][3] = {{0}};
+	for (int k = 0; k < c->rows; ++k) {
+		ibVec3 Kp = ibMat3_MulV(K, c->P[k]);
+		for (int l = 0; l < c->rows; ++l) M[l][k] = ibDot(c->P[l], Kp);
+	}
+	ib_solver_invert_small(M, c->rows, c->Minv);
+	c->cacheEpoch = w->poseEpoch;
+}
+
+/* World impulse P^T (P K P^T)^-1 P r. */
+ibVec3 ib_solver_impulse(const ibBasic* c, ibVec3 r)
+{
+	double pr[3];
+	for (int k = 0; k < c->rows; ++k) pr[k] = ibDot(c->P[k], r);
+	ibVec3 p = IB_VEC3_ZERO;
+	for (int k = 0; k < c->rows; ++k) {
+		double x = 0.0;
+		for (int l = 0; l < c->rows; ++l) x += c->Minv[k][l] * pr[l];
+		p = ibMulAdd(p, x, c->P[k]);
+	}
+	return p;
+}
+
+double ib_solver_projected_norm(const ibBasic* c, ibVec3 r)
+{
+	double s = 0.0;
+	for (int k = 0; k < c->rows; ++k) {
+		double x = ibDot(c->P[k], r);
+		s += x * x;
+	}
+	return sqrt(s);
+}
+
+void ib_solver_apply(ibWorld* w, const ibBasic* c, ibVec3 p)
+{
+	ibBody* b1 = &w->bodies[c->b1];
+	ibBody* b2 = &w->bodies[c->b2];
+	if (c->type->rotational) {
+		ib_body_apply_angular_impulse(b1, p);
+		ib_body_apply_angular_impulse(b2, ibNeg(p));
+	} else {
+		ib_body_apply_impulse(b1, p, c->a);
+		ib_body_apply_impulse(b2, ibNeg(p), c->b);
+	}
+}
+
+const ibPose* ib_solver_predicted(ibWorld* w, ibJointStore* st, int32_t i, double h)
+{
+	const ibBody* b = &w->bodies[i];
+	ibPredicted* pr = &st->pred[i];
+	if (pr->version != b->velVersion) {
+		if (b->type == IB_BODY_STATIC) {
+			pr->pose.s = b->st.s;
+			pr->pose.q = b->st.q;
+		} else {
+			ib_predict_pose(w, b, h, &pr->pose.s, &pr->pose.q);
+		}
+		pr->pose.R = ibMat3_FromQuat(pr->pose.q);
+		pr->version = b->velVersion;
+	}
+	return &pr->pose;
+}
+
+ibVec3 ib_solver_velocity_error(const ibWorld* w, const ibBasic* c)
+{
+	const ibBody* b1 = &w->bodies[c->b1];
+	const ibBody* b2 = &w->bodies[c->b2];
+	if (c->type->rotational) return ibSub(b2->st.w, b1->st.w);
+	ibVec3 ua = ibAdd(b1->st.v, ibCross(b1->st.w, ibSub(c->a, b1->st.s)));
+	ibVec3 ub = ibAdd(b2->st.v, ibCross(b2->st.w, ibSub(c->b, b2->st.s)));
+	return ibSub(ub, ua);
+}
+
+
+ibVec3 ib_solver_project(const ibBasic* c, ibVec3 r)
+{
+	ibVec3 p = IB_VEC3_ZERO;
+	for (int k = 0; k < c->rows; ++k) p = ibMulAdd(p, ibDot(c->P[k], r), c->P[k]);
+	return p;
+}

@@ -1,0 +1,579 @@
+/* LGS method (§3.3.2) in O(n) for acyclic joint graphs.
+ * The joint system M x = dv with M = J Mass^-1 J^T (blocks P_i M~_ij P_j^T of §3.3.2.2) is solved
+ * through the equivalent symmetric system on the body/joint graph (Baraff 1996):
+ *     [ Mass  J^T ] [ dv ]   [  0  ]
+ *     [  J     0  ] [ mu ] = [ rhs ]      (impulses lambda = -mu; dv = Mass^-1 J^T lambda)
+ * whose graph (a node per dynamic body, a node per joint) is a forest when the joints form no loop.
+ * Eliminating the nodes leaves-first gives block LDL^T with no fill-in, whatever the degree of a
+ * body: every node keeps one dense block (<= 6x6) and one block to its parent. The solution dv is
+ * applied to the bodies directly. Joint correction: rhs_i = P_i d_i(t0+h)/h, iterated on the
+ * predicted errors with one factorisation; velocity correction: rhs_i = P_i (u_b - u_a), exact in
+ * one solve. The factorisation made at t0+h is reused by the next step's joint correction. */
+#include <math.h>
+#include <string.h>
+
+#include "joints/joint_internal.h"
+
+typedef struct TreeNode {
+	int32_t parent; /* node index, -1 for roots */
+	int32_t body;   /* body index (body node) or -1 */
+	int32_t joint;  /* public joint index (joint node) or -1 */
+	int dim;
+	double Dinv[36]; /* inverse of the eliminated diagonal block, dim x dim */
+	double Au[36];   /* block H(node, parent), dim x dim(parent) */
+	double Ad[36];   /* block H(parent, node), dim(parent) x dim */
+	double b[6], z[6], x[6];
+} TreeNode;
+
+typedef struct LgsTree {
+	TreeNode* nodes;
+	int32_t nodeCapacity, nodeCount;
+	int32_t* order; /* leaves first */
+	int32_t orderCapacity;
+	int32_t* bodyNode; /* body index -> node or -1 */
+	int32_t bodyNodeCapacity;
+	int32_t* uf;       /* union-find over bodies (loop test) */
+	int32_t ufCapacity;
+	int32_t* stack;
+	int32_t stackCapacity;
+	uint32_t builtFor;     /* basics layout generation it was built for */
+	bool acyclic;
+	bool includeVelocityOnly; /* layout of the current factorisation */
+	uint32_t factorEpoch;     /* w->poseEpoch of the current factorisation (0 = none) */
+} LgsTree;
+
+/* The tree lives beside the joint store; allocated on first use. */
+static LgsTree* tree_of(ibWorld* w, bool create)
+{
+	ibJointStore* st = w->joints;
+	if (!st->lgs && create) {
+		st->lgs = ib_alloc(w, sizeof(LgsTree));
+		if (st->lgs) memset(st->lgs, 0, sizeof(LgsTree));
+	}
+	return st->lgs;
+}
+
+void ib_lgs_free(ibWorld* w)
+{
+	ibJointStore* st = w->joints;
+	LgsTree* t = st ? st->lgs : NULL;
+	if (!t) return;
+	ib_free(w, t->nodes, (size_t)t->nodeCapacity * sizeof(TreeNode));
+	ib_free(w, t->order, (size_t)t->orderCapacity * sizeof(int32_t));
+	ib_free(w, t->bodyNode, (size_t)t->bodyNodeCapacity * sizeof(int32_t));
+	ib_free(w, t->uf, (size_t)t->ufCapacity * sizeof(int32_t));
+	ib_free(w, t->stack, (size_t)t->stackCapacity * sizeof(int32_t));
+	ib_free(w, t, sizeof *t);
+	st->lgs = NULL;
+}
+
+static int32_t uf_find(int32_t* p, int32_t i)
+{
+	while (p[i] != i) i = p[i] = p[p[i]];
+	return i;
+}
+
+static int joint_rows(const ibJointStore* st, const ibJoint* j, bool velocityOnlyToo)
+{
+	int n = 0;
+	for (int k = 0; k < j->basicCount; ++k) {
+		const ibBasic* c = &st->basics[j->basic[k]];
+		if (c->type->velocityOnly && !velocityOnlyToo) continue;
+		n += c->rows;
+	}
+	return n;
+}
+
+/* Build the forest (topology only) and the elimination order; false if the graph has a loop. */
+static bool build(ibWorld* w, LgsTree* t)
+{
+	ibJointStore* st = w->joints;
+	int32_t nb = w->bodyHigh, nj = st->jointHigh;
+	if (!ib_grow(w, (void**)&t->nodes, &t->nodeCapacity, nb + nj + 1, sizeof(TreeNode)) ||
+	    !ib_grow(w, (void**)&t->order, &t->orderCapacity, nb + nj + 1, sizeof(int32_t)) ||
+	    !ib_grow(w, (void**)&t->bodyNode, &t->bodyNodeCapacity, nb + 1, sizeof(int32_t)) ||
+	    !ib_grow(w, (void**)&t->uf, &t->ufCapacity, nb + 2, sizeof(int32_t)) ||
+	    !ib_grow(w, (void**)&t->stack, &t->stackCapacity, nb + nj + 1, sizeof(int32_t)))
+		return false;
+	/* loop test: union-find over dynamic bodies plus one "world" node (index nb) standing for all
+	 * static and kinematic bodies: a chain held by the world at two points is a loop too */
+	for (int32_t i = 0; i <= nb; ++i) t->uf[i] = i;
+	for (int32_t i = 0; i < nj; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!j->inUse || j->basicCount == 0) continue;
+		int32_t a = j->def.bodyA.index1 - 1, b = j->def.bodyB.index1 - 1;
+		if (!ib_is_dynamic(&w->bodies[a])) a = nb;
+		if (!ib_is_dynamic(&w->bodies[b])) b = nb;
+		int32_t ra = uf_find(t->uf, a), rb = uf_find(t->uf, b);
+		if (ra == rb) return false;
+		t->uf[ra] = rb;
+	}
+	/* nodes: dynamic bodies that have joints, and joints */
+	t->nodeCount = 0;
+	for (int32_t i = 0; i < nb; ++i) t->bodyNode[i] = -1;
+	for (int32_t i = 0; i < nj; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!j->inUse || j->basicCount == 0) continue;
+		int32_t bodies[2] = {j->def.bodyA.index1 - 1, j->def.bodyB.index1 - 1};
+		for (int k = 0; k < 2; ++k) {
+			int32_t bi = bodies[k];
+			if (!ib_is_dynamic(&w->bodies[bi]) || t->bodyNode[bi] >= 0) continue;
+			TreeNode* n = &t->nodes[t->nodeCount];
+			memset(n, 0, sizeof *n);
+			n->body = bi;
+			n->joint = -1;
+			n->parent = -2; /* unvisited */
+			n->dim = 6;
+			t->bodyNode[bi] = t->nodeCount++;
+		}
+	}
+	int32_t firstJointNode = t->nodeCount;
+	for (int32_t i = 0; i < nj; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!j->inUse || j->basicCount == 0) continue;
+		TreeNode* n = &t->nodes[t->nodeCount++];
+		memset(n, 0, sizeof *n);
+		n->body = -1;
+		n->joint = i;
+		n->parent = -2;
+	}
+	/* Orient the forest. A joint with a single dynamic body has a zero diagonal block and must not be
+	 * a leaf, so a component held by the world is rooted at its (only) world joint; free components
+	 * at a body. DFS records a pre-order; reversed, it eliminates children before parents. */
+	int32_t nOrder = 0;
+	for (int pass = 0; pass < 2; ++pass) {
+		for (int32_t r = pass == 0 ? firstJointNode : 0; r < (pass == 0 ? t->nodeCount : firstJointNode); ++r) {
+			if (t->nodes[r].parent != -2) continue;
+			if (pass == 0) {
+				const ibJoint* j = &st->joints[t->nodes[r].joint];
+				if (ib_is_dynamic(&w->bodies[j->def.bodyA.index1 - 1]) && ib_is_dynamic(&w->bodies[j->def.bodyB.index1 - 1]))
+					continue;
+			}
+			int32_t sp = 0;
+			t->nodes[r].parent = -1;
+			t->stack[sp++] = r;
+			while (sp > 0) {
+				int32_t ni = t->stack[--sp];
+				t->order[nOrder++] = ni;
+				TreeNode* n = &t->nodes[ni];
+				if (n->body >= 0) {
+					for (int32_t k = firstJointNode; k < t->nodeCount; ++k) {
+						TreeNode* jn = &t->nodes[k];
+						if (jn->parent != -2) continue;
+						const ibJoint* j = &st->joints[jn->joint];
+						if (j->def.bodyA.index1 - 1 == n->body || j->def.bodyB.index1 - 1 == n->body) {
+							jn->parent = ni;
+							t->stack[sp++] = k;
+						}
+					}
+				} else {
+					const ibJoint* j = &st->joints[n->joint];
+					int32_t bodies[2] = {j->def.bodyA.index1 - 1, j->def.bodyB.index1 - 1};
+					for (int k = 0; k < 2; ++k) {
+						int32_t bn = t->bodyNode[bodies[k]];
+						if (bn < 0 || t->nodes[bn].parent != -2) continue;
+						t->nodes[bn].parent = ni;
+						t->stack[sp++] = bn;
+					}
+				}
+			}
+		}
+	}
+	for (int32_t i = 0; i < nOrder / 2; ++i) {
+		int32_t tmp = t->order[i];
+		t->order[i] = t->order[nOrder - 1 - i];
+		t->order[nOrder - 1 - i] = tmp;
+	}
+	return nOrder == t->nodeCount;
+}
+
+/* Rebuilding the whole neighbour scan is O(n * joints) — done once per topology change. */
+bool ib_lgs_applicable(ibWorld* w)
+{
+	ibJointStore* st = w->joints;
+	LgsTree* t = tree_of(w, true);
+	if (!t) return false;
+	if (t->builtFor != st->layoutVersion) {
+		t->acyclic = build(w, t);
+		t->builtFor = st->layoutVersion;
+		t->factorEpoch = 0;
+	}
+	return t->acyclic;
+}
+
+/* Jacobian row of one projection row of basic c for body bi (6 entries: linear, angular). */
+static void jacobian_row(const ibWorld* w, const ibBasic* c, int r, int32_t bi, bool response, double out[6])
+{
+	double sgn = (bi == c->b1) ? 1.0 : -1.0;
+	ibVec3 P = c->P[r];
+	if (response && c->haveDEdu) { /* row = -(1/h) P_r . dd/du, h folded in by the caller (see fd_response) */
+		const double(*D)[6] = c->dEdu[bi == c->b1 ? 0 : 1];
+		for (int q = 0; q < 6; ++q) out[q] = -(P.x * D[0][q] + P.y * D[1][q] + P.z * D[2][q]);
+		return;
+	}
+	if (c->type->rotational) {
+		out[0] = out[1] = out[2] = 0.0;
+		out[3] = sgn * P.x;
+		out[4] = sgn * P.y;
+		out[5] = sgn * P.z;
+		return;
+	}
+	const ibBody* b = &w->bodies[bi];
+	ibVec3 rr = response ? (bi == c->b1 ? c->raResp : c->rbResp) : ibSub(bi == c->b1 ? c->a : c->b, b->st.s);
+	ibVec3 m = ibCross(rr, P);
+	out[0] = sgn * P.x;
+	out[1] = sgn * P.y;
+	out[2] = sgn * P.z;
+	out[3] = sgn * m.x;
+	out[4] = sgn * m.y;
+	out[5] = sgn * m.z;
+}
+
+/* Gauss-Jordan inverse with partial pivoting of an n x n block (n <= 6); false if singular. */
+static bool invert(const double* M, int n, double* inv)
+{
+	double a[6][12];
+	double scale = 0.0;
+	for (int i = 0; i < n; ++i)
+		for (int j = 0; j < n; ++j) {
+			a[i][j] = M[i * n + j];
+			a[i][n + j] = (i == j) ? 1.0 : 0.0;
+			scale = fmax(scale, fabs(a[i][j]));
+		}
+	for (int c = 0; c < n; ++c) {
+		int p = c;
+		for (int i = c + 1; i < n; ++i)
+			if (fabs(a[i][c]) > fabs(a[p][c])) p = i;
+		if (!(fabs(a[p][c]) > 1e-13 * scale)) return false;
+		if (p != c)
+			for (int j = 0; j < 2 * n; ++j) {
+				double tmp = a[c][j];
+				a[c][j] = a[p][j];
+				a[p][j] = tmp;
+			}
+		double d = 1.0 / a[c][c];
+		for (int j = 0; j < 2 * n; ++j) a[c][j] *= d;
+		for (int i = 0; i < n; ++i) {
+			if (i == c || a[i][c] == 0.0) continue;
+			double f = a[i][c];
+			for (int j = 0; j < 2 * n; ++j) a[i][j] -= f * a[c][j];
+		}
+	}
+	for (int i = 0; i < n; ++i)
+		for (int j = 0; j < n; ++j) inv[i * n + j] = a[i][n + j];
+	return true;
+}
+
+/* Assemble and factor at the current time instant (basics must be prepared). */
+static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
+{
+	ibJointStore* st = w->joints;
+	static const double zero36[36] = {0};
+	double D[36];
+	/* diagonal blocks start as H_ii (kept in Dinv until inverted); children are subtracted below */
+	for (int32_t ni = 0; ni < t->nodeCount; ++ni) {
+		TreeNode* n = &t->nodes[ni];
+		if (n->joint >= 0) n->dim = joint_rows(st, &st->joints[n->joint], velocityOnlyToo);
+		memcpy(n->Dinv, zero36, sizeof zero36);
+		if (n->body >= 0) {
+			const ibBody* b = &w->bodies[n->body];
+			ibMat3 J = ibMat3_RotateDiag(b->R, b->inertiaP);
+			for (int i = 0; i < 3; ++i) {
+				n->Dinv[i * 6 + i] = b->mass;
+				for (int k = 0; k < 3; ++k) n->Dinv[(3 + i) * 6 + 3 + k] = J.m[i][k];
+			}
+		}
+	}
+	/* off-diagonal blocks. Rows of a joint: the response of its (predicted) error to body velocity
+	 * changes, G' (lever arms raResp/rbResp); columns: where its impulses act, G^T (points at t0).
+	 * In the velocity correction G' = G and the system is the symmetric one of §3.3.2. */
+	for (int32_t ni = 0; ni < t->nodeCount; ++ni) {
+		TreeNode* n = &t->nodes[ni];
+		if (n->parent < 0) continue;
+		TreeNode* p = &t->nodes[n->parent];
+		const TreeNode* jn = n->joint >= 0 ? n : p;
+		int32_t bodyIdx = n->joint >= 0 ? p->body : n->body;
+		const ibJoint* j = &st->joints[jn->joint];
+		int rows = jn->dim, row = 0;
+		for (int k = 0; k < j->basicCount; ++k) {
+			const ibBasic* c = &st->basics[j->basic[k]];
+			if (c->type->velocityOnly && !velocityOnlyToo) continue;
+			for (int r = 0; r < c->rows; ++r, ++row) {
+				double G[6], Gr[6];
+				jacobian_row(w, c, r, bodyIdx, false, G);
+				jacobian_row(w, c, r, bodyIdx, true, Gr);
+				for (int q = 0; q < 6; ++q) {
+					if (n->joint >= 0) { /* node = joint (rows), parent = body (6) */
+						n->Au[row * 6 + q] = Gr[q];
+						n->Ad[q * rows + row] = G[q];
+					} else { /* node = body (6), parent = joint (rows) */
+						n->Au[q * rows + row] = G[q];
+						n->Ad[row * 6 + q] = Gr[q];
+					}
+				}
+			}
+		}
+	}
+	/* eliminate leaves first: Dinv_i = (H_ii - sum children)^-1; parent -= A^T Dinv A */
+	for (int32_t oi = 0; oi < t->nodeCount; ++oi) {
+		TreeNode* n = &t->nodes[t->order[oi]];
+		int d = n->dim;
+		if (d == 0) continue;
+		memcpy(D, n->Dinv, sizeof(double) * (size_t)(d * d));
+		if (!invert(D, d, n->Dinv)) return false;
+		if (n->parent < 0) continue;
+		TreeNode* p = &t->nodes[n->parent];
+		int pd = p->dim;
+		/* T = Dinv Au (d x pd); D_parent -= Ad T */
+		double T[36];
+		for (int i = 0; i < d; ++i)
+			for (int k = 0; k < pd; ++k) {
+				double s = 0.0;
+				for (int l = 0; l < d; ++l) s += n->Dinv[i * d + l] * n->Au[l * pd + k];
+				T[i * pd + k] = s;
+			}
+		for (int i = 0; i < pd; ++i)
+			for (int k = 0; k < pd; ++k) {
+				double s = 0.0;
+				for (int l = 0; l < d; ++l) s += n->Ad[i * d + l] * T[l * pd + k];
+				p->Dinv[i * pd + k] -= s;
+			}
+	}
+	t->includeVelocityOnly = velocityOnlyToo;
+	t->factorEpoch = w->poseEpoch;
+	return true;
+}
+
+/* Add f times the node's solution to its body's velocities. */
+static void scale_body_change(ibWorld* w, const TreeNode* n, double f)
+{
+	ibBody* b = &w->bodies[n->body];
+	b->st.v = ibAdd(b->st.v, ibScale(f, ibV3(n->x[0], n->x[1], n->x[2])));
+	b->st.w = ibAdd(b->st.w, ibScale(f, ibV3(n->x[3], n->x[4], n->x[5])));
+	b->velVersion++;
+}
+
+/* Solve with the joint right-hand sides already in the joint nodes' b; body nodes' b = 0. Applies
+ * the resulting velocity changes to the bodies. */
+static void solve_and_apply(ibWorld* w, LgsTree* t)
+{
+	for (int32_t oi = 0; oi < t->nodeCount; ++oi) {
+		TreeNode* n = &t->nodes[t->order[oi]];
+		int d = n->dim;
+		for (int i = 0; i < d; ++i) {
+			double s = 0.0;
+			for (int l = 0; l < d; ++l) s += n->Dinv[i * d + l] * n->b[l];
+			n->z[i] = s;
+		}
+		if (n->parent < 0) continue;
+		TreeNode* p = &t->nodes[n->parent];
+		for (int k = 0; k < p->dim; ++k) {
+			double s = 0.0;
+			for (int l = 0; l < d; ++l) s += n->Ad[k * d + l] * n->z[l];
+			p->b[k] -= s;
+		}
+	}
+	for (int32_t oi = t->nodeCount - 1; oi >= 0; --oi) {
+		TreeNode* n = &t->nodes[t->order[oi]];
+		int d = n->dim;
+		if (n->parent < 0) {
+			memcpy(n->x, n->z, sizeof(double) * (size_t)d);
+		} else {
+			const TreeNode* p = &t->nodes[n->parent];
+			double Ax[6];
+			for (int i = 0; i < d; ++i) {
+				double s = 0.0;
+				for (int k = 0; k < p->dim; ++k) s += n->Au[i * p->dim + k] * p->x[k];
+				Ax[i] = s;
+			}
+			for (int i = 0; i < d; ++i) {
+				double s = 0.0;
+				for (int l = 0; l < d; ++l) s += n->Dinv[i * d + l] * Ax[l];
+				n->x[i] = n->z[i] - s;
+			}
+		}
+		if (n->body >= 0) scale_body_change(w, n, 1.0);
+	}
+}
+
+/* Fill b of the joint nodes from per-basic right-hand sides r (world 3-vectors) via P rows. */
+static void set_rhs_rows(LgsTree* t, ibJointStore* st, const ibVec3* rhs, bool velocityOnlyToo)
+{
+	for (int32_t ni = 0; ni < t->nodeCount; ++ni) {
+		TreeNode* n = &t->nodes[ni];
+		memset(n->b, 0, sizeof n->b);
+		if (n->joint < 0) continue;
+		const ibJoint* j = &st->joints[n->joint];
+		int row = 0;
+		for (int k = 0; k < j->basicCount; ++k) {
+			const ibBasic* c = &st->basics[j->basic[k]];
+			if (c->type->velocityOnly && !velocityOnlyToo) continue;
+			for (int r = 0; r < c->rows; ++r) n->b[row++] = ibDot(c->P[r], rhs[j->basic[k]]);
+		}
+	}
+}
+
+/* Lever arms at which the predicted errors respond: the joint points of the predicted poses. */
+static void set_predicted_levers(ibWorld* w, ibJointStore* st, double h)
+{
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		ibBasic* c = &st->basics[k];
+		if (c->type->velocityOnly || c->type->rotational) continue;
+		const ibPose* p1 = ib_solver_predicted(w, st, c->b1, h);
+		const ibPose* p2 = ib_solver_predicted(w, st, c->b2, h);
+		ibBasic tmp = *c;
+		c->type->prepare(&tmp, p1, p2);
+		c->raResp = ibSub(tmp.a, p1->s);
+		c->rbResp = ibSub(tmp.b, p2->s);
+	}
+}
+
+/* Exact response of the predicted errors to body velocity changes by forward differences through
+ * the integrator (6 perturbed predictions per body and basic). Used when the linearisation with
+ * lever arms fails (bodies turning by a large angle per step). Stored pre-divided by h. */
+static void fd_response(ibWorld* w, ibJointStore* st, double h)
+{
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		ibBasic* c = &st->basics[k];
+		c->haveDEdu = false;
+		if (c->type->velocityOnly) continue;
+		ibPose p[2] = {*ib_solver_predicted(w, st, c->b1, h), *ib_solver_predicted(w, st, c->b2, h)};
+		ibVec3 d0 = c->type->error(c, &p[0], &p[1]);
+		int32_t bodies[2] = {c->b1, c->b2};
+		for (int side = 0; side < 2; ++side) {
+			const ibBody* b = &w->bodies[bodies[side]];
+			for (int q = 0; q < 6; ++q) {
+				if (!ib_is_dynamic(b)) {
+					for (int i = 0; i < 3; ++i) c->dEdu[side][i][q] = 0.0;
+					continue;
+				}
+				ibBody tmp = *b;
+				double mag = q < 3 ? ibLength(b->st.v) : ibLength(b->st.w);
+				double eps = 1e-7 * (1.0 + mag);
+				ibVec3 e = ibV3(q % 3 == 0, q % 3 == 1, q % 3 == 2);
+				if (q < 3)
+					tmp.st.v = ibMulAdd(tmp.st.v, eps, e);
+				else
+					tmp.st.w = ibMulAdd(tmp.st.w, eps, e);
+				ibPose pp[2] = {p[0], p[1]};
+				ib_predict_pose(w, &tmp, h, &pp[side].s, &pp[side].q);
+				pp[side].R = ibMat3_FromQuat(pp[side].q);
+				ibVec3 dd = ibScale(1.0 / (eps * h), ibSub(c->type->error(c, &pp[0], &pp[1]), d0));
+				c->dEdu[side][0][q] = dd.x;
+				c->dEdu[side][1][q] = dd.y;
+				c->dEdu[side][2][q] = dd.z;
+			}
+		}
+		c->haveDEdu = true;
+	}
+}
+
+static void clear_fd(ibJointStore* st)
+{
+	for (int32_t k = 0; k < st->basicCount; ++k) st->basics[k].haveDEdu = false;
+}
+
+/* Joint correction: a Newton-type iteration on the predicted errors. The matrix is rebuilt at the
+ * predicted configuration when the error falls by less than 4x per solve (fast rotation makes the
+ * linearisation at t0 poor); typical steps need 2-3 solves with one factorisation. */
+/* Predicted errors of all basic joints into rhs (as d/h); returns the largest error / tolerance. */
+static double predicted_errors(ibWorld* w, ibJointStore* st, double h)
+{
+	const ibSolverSettings* s = &w->solver;
+	double maxRel = 0.0;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		ibBasic* c = &st->basics[k];
+		st->rhs[k] = IB_VEC3_ZERO;
+		if (c->type->velocityOnly) continue;
+		ibVec3 d = c->type->error(c, ib_solver_predicted(w, st, c->b1, h), ib_solver_predicted(w, st, c->b2, h));
+		double tol = c->type->rotational ? s->angularTolerance : s->positionTolerance;
+		maxRel = fmax(maxRel, ibLength(d) / tol);
+		st->rhs[k] = ibScale(1.0 / h, d);
+	}
+	return maxRel;
+}
+
+ibResult ib_lgs_position_correction(ibWorld* w, double h)
+{
+	ibJointStore* st = w->joints;
+	LgsTree* t = tree_of(w, false);
+	const ibSolverSettings* s = &w->solver;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		st->basics[k].iterations = 0;
+		ib_solver_prepare(w, &st->basics[k]);
+	}
+	int it = 0;
+	bool needFactor = true;
+	int stalls = 0;
+	double prevErr = INFINITY;
+	double err = predicted_errors(w, st, h);
+	while (err > 1.0 && it < s->maxPositionIterations) {
+		if (it > 0) needFactor = true; /* full Newton: rebuild the exact Jacobian every iteration */
+		if (err >= 0.5 * prevErr && ++stalls >= 3) break; /* no progress: finish iteratively */
+		prevErr = err;
+		if (needFactor) {
+			set_predicted_levers(w, st, h);
+			if (it > 0)
+				fd_response(w, st, h);
+			else
+				clear_fd(st);
+			if (!factor(w, t, false)) return ib_iterative_position_correction(w, h); /* redundant rows */
+			needFactor = false;
+		}
+		++it;
+		set_rhs_rows(t, st, st->rhs, false);
+		solve_and_apply(w, t);
+		for (int32_t k = 0; k < st->basicCount; ++k) st->basics[k].iterations++;
+		err = predicted_errors(w, st, h);
+		/* damped Newton: if the full step made things worse, back off along the same direction */
+		double f = 1.0;
+		for (int half = 0; half < 8 && err > prevErr; ++half) {
+			f *= 0.5;
+			for (int32_t ni = 0; ni < t->nodeCount; ++ni)
+				if (t->nodes[ni].body >= 0) scale_body_change(w, &t->nodes[ni], -f);
+			err = predicted_errors(w, st, h);
+		}
+	}
+	clear_fd(st);
+	w->stats.positionIterations = it;
+	if (err > 1.0 && it < s->maxPositionIterations) { /* the Newton iteration stalled: Alg. 3.1 from here */
+		ibSolverSettings saved = w->solver;
+		w->solver.maxPositionIterations = s->maxPositionIterations - it;
+		w->solver.warmStart = false;
+		ibResult r = ib_iterative_position_correction(w, h);
+		w->solver = saved;
+		w->stats.positionIterations += it;
+		return r;
+	}
+	if (err > 1.0) w->stats.converged = false;
+	return IB_OK;
+}
+
+ibResult ib_lgs_velocity_correction(ibWorld* w, double h)
+{
+	ibJointStore* st = w->joints;
+	LgsTree* t = tree_of(w, false);
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		ibBasic* c = &st->basics[k];
+		ib_solver_prepare(w, c);
+		c->raResp = ibSub(c->a, w->bodies[c->b1].st.s);
+		c->rbResp = ibSub(c->b, w->bodies[c->b2].st.s);
+	}
+	if (!factor(w, t, st->hasVelocityOnly)) return ib_iterative_velocity_correction(w, h, true);
+	for (int32_t k = 0; k < st->basicCount; ++k) st->rhs[k] = ib_solver_velocity_error(w, &st->basics[k]);
+	set_rhs_rows(t, st, st->rhs, st->hasVelocityOnly);
+	solve_and_apply(w, t);
+	w->stats.velocityIterations = 1;
+	for (int32_t k = 0; k < st->basicCount; ++k) st->basics[k].iterations++;
+	/* rounding can leave a residual above a very tight tolerance: polish iteratively (rarely runs) */
+	bool bad = false;
+	for (int32_t k = 0; k < st->basicCount && !bad; ++k)
+		if (ib_solver_projected_norm(&st->basics[k], ib_solver_velocity_error(w, &st->basics[k])) > w->solver.velocityTolerance)
+			bad = true;
+	if (bad) {
+		ibResult r = ib_iterative_velocity_correction(w, h, false);
+		w->stats.velocityIterations += 1;
+		return r;
+	}
+	return IB_OK;
+}

@@ -1,0 +1,27 @@
+/* Chooses the method for the system of joints each step (§3.3, §6.2.1): the O(n) LGS for acyclic
+ * joint graphs, the iterative method otherwise or when asked for. */
+#include "joints/joint_internal.h"
+
+static bool use_lgs(ibWorld* w)
+{
+	if (w->solver.method == IB_SOLVER_ITERATIVE) return false;
+	if (w->solver.maxCorrectionImpulse > 0.0) return false; /* the impulse bound lives in the iterative loop */
+	return ib_lgs_applicable(w);
+}
+
+ibResult ib_joints_position_correction(ibWorld* w, double h)
+{
+	ibJointStore* st = w->joints;
+	if (!st) return IB_OK;
+	if (!ib_joints_rebuild_basics(w)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in joint solver");
+	if (st->basicCount == 0) return IB_OK;
+	for (int32_t i = 0; i < w->bodyHigh; ++i) st->pred[i].version = ~w->bodies[i].velVersion;
+	return use_lgs(w) ? ib_lgs_position_correction(w, h) : ib_iterative_position_correction(w, h);
+}
+
+ibResult ib_joints_velocity_correction(ibWorld* w, double h)
+{
+	ibJointStore* st = w->joints;
+	if (!st || st->basicCount == 0) return IB_OK;
+	return use_lgs(w) ? ib_lgs_velocity_correction(w, h) : ib_iterative_velocity_correction(w, h, true);
+}

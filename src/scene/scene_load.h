@@ -1,0 +1,43 @@
+/* ibdyn_scene internals: state of one scene load, shared by the document reader (scene_read.c)
+ * and the body/shape reader (scene_body.c). Not installed. */
+#ifndef IBDYN_SCENE_LOAD_H
+#define IBDYN_SCENE_LOAD_H
+
+#include <libxml/hash.h>
+#include <libxml/tree.h>
+
+#include "scene_attr.h"
+
+/** A named <material>: defaults for the shapes that refer to it. */
+typedef struct ibSceneMaterial {
+	double density;     /**< kg/m^3 */
+	ibMaterial surface; /**< restitution and friction */
+	long line;          /**< where it was defined (for duplicate messages) */
+} ibSceneMaterial;
+
+/** One load in progress. */
+typedef struct ibSceneLoader {
+	ibSceneErr* err;          /**< first error */
+	ibWorldDef def;           /**< world definition: base hooks + <world> settings */
+	ibSceneSettings run;      /**< <run> settings */
+	const xmlNode* worldNode; /**< the <world> element (NULL if absent) */
+	xmlHashTable* materials;  /**< name -> ibSceneMaterial* (malloc'd) */
+	xmlHashTable* bodyNames;  /**< name -> line of the body (as a pointer) */
+	ibWorldId world;          /**< world being built (null before the bodies pass) */
+} ibSceneLoader;
+
+/** Parse a document (NULL after an error, which names the line libxml2 reported). */
+xmlDoc* ibScene_ParseXml(ibSceneErr* e, const char* xml, size_t length);
+/** Whole file into a malloc'd buffer (NULL after an IB_ERR_IO or out-of-memory error). */
+char* ibScene_ReadFile(ibSceneErr* e, const char* path, size_t* outLength);
+/** True if node is the element called name (without a namespace). */
+bool ibScene_IsElement(const xmlNode* node, const char* name);
+/** Report child as unknown or misplaced inside parent. */
+void ibScene_BadElement(ibSceneErr* e, const xmlNode* parent, const xmlNode* child);
+/** Check the children of parent: only white space, comments, processing instructions and (if
+ * elementsAllowed) elements; the caller checks the elements themselves. */
+bool ibScene_CheckContent(ibSceneErr* e, const xmlNode* parent, bool elementsAllowed);
+/** Read one <body> with its shapes and optional <mass> into L->world. */
+bool ibScene_ReadBody(ibSceneLoader* L, const xmlNode* node);
+
+#endif

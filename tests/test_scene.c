@@ -1,0 +1,805 @@
+/* Scene files (ibdyn_scene): the example scenes load; load -> save -> load -> save reproduces the
+ * text and every getter value bit for bit; a world built in code round-trips; every file of the
+ * bad corpus (every XML file in tests/data/bad) fails with its expected "file:line: message" and leaves no
+ * world behind; I/O errors; defaults, materials and hooks; two physics checks of the scenes. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ibdyn/scene.h"
+
+#define SCENES_DIR IBDYN_SOURCE_DIR "/scenes"
+#define BAD_DIR IBDYN_SOURCE_DIR "/tests/data/bad"
+
+enum { MAX_FILES = 256, ERR_SIZE = 1024 };
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Sorted paths of the *.xml files in dir; returns the count. */
+static int listXml(const char* dir, char** out, int cap)
+{
+	DIR* d = opendir(dir);
+	assert_non_null(d);
+	int n = 0;
+	for (struct dirent* e; (e = readdir(d)) != NULL;) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 4, ".xml") != 0) continue;
+		assert_true(n < cap);
+		out[n] = malloc(strlen(dir) + len + 2);
+		assert_non_null(out[n]);
+		sprintf(out[n], "%s/%s", dir, e->d_name);
+		++n;
+	}
+	closedir(d);
+	for (int i = 1; i < n; ++i)
+		for (int j = i; j > 0 && strcmp(out[j - 1], out[j]) > 0; --j) {
+			char* t = out[j];
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return n;
+}
+
+static void freeList(char** list, int n)
+{
+	for (int i = 0; i < n; ++i) free(list[i]);
+}
+
+static char* readText(const char* path)
+{
+	FILE* f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char* s = malloc((size_t)n + 1);
+	assert_non_null(s);
+	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+/* Fails unless the n bytes at a and b are identical; doubles are printed with %.17g. */
+static void sameBits(const void* a, const void* b, size_t n, const char* fmt, ...)
+{
+	if (memcmp(a, b, n) == 0) return;
+	char what[256], values[512] = "";
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (n % sizeof(double) == 0 && n <= 9 * sizeof(double)) {
+		const double* x = a;
+		const double* y = b;
+		for (size_t i = 0; i < n / sizeof(double); ++i) {
+			size_t used = strlen(values);
+			snprintf(values + used, sizeof values - used, " [%zu] %.17g vs %.17g", i, x[i], y[i]);
+		}
+	}
+	fail_msg("%s differs:%s", what, values);
+}
+
+#define SAME(a, b, ...)                                                                                                \
+	do {                                                                                                               \
+		__typeof__(a) sa_ = (a), sb_ = (b);                                                                            \
+		sameBits(&sa_, &sb_, sizeof sa_, __VA_ARGS__);                                                                 \
+	} while (0)
+
+static ibShapeId* shapesOf(ibBodyId b, int* n)
+{
+	*n = ibBody_GetShapeCount(b);
+	ibShapeId* s = calloc((size_t)(*n > 0 ? *n : 1), sizeof *s);
+	assert_non_null(s);
+	assert_int_equal(ibBody_GetShapes(b, s, *n), *n);
+	return s;
+}
+
+static void compareShapes(ibShapeId a, ibShapeId b, const char* where)
+{
+	assert_int_equal(ibShape_GetType(a), ibShape_GetType(b));
+	switch (ibShape_GetType(a)) {
+	case IB_SHAPE_SPHERE:
+		SAME(ibShape_GetSphere(a), ibShape_GetSphere(b), "%s sphere", where);
+		break;
+	case IB_SHAPE_BOX:
+		SAME(ibShape_GetBox(a), ibShape_GetBox(b), "%s box", where);
+		break;
+	case IB_SHAPE_CAPSULE:
+		SAME(ibShape_GetCapsule(a), ibShape_GetCapsule(b), "%s capsule", where);
+		break;
+	case IB_SHAPE_CYLINDER:
+		SAME(ibShape_GetCylinder(a), ibShape_GetCylinder(b), "%s cylinder", where);
+		break;
+	case IB_SHAPE_MESH: {
+		ibMesh ma = ibShape_GetMesh(a), mb = ibShape_GetMesh(b);
+		assert_int_equal(ma.vertexCount, mb.vertexCount);
+		assert_int_equal(ma.triangleCount, mb.triangleCount);
+		sameBits(ma.vertices, mb.vertices, (size_t)ma.vertexCount * sizeof(ibVec3), "%s mesh vertices", where);
+		sameBits(ma.indices, mb.indices, (size_t)ma.triangleCount * 3 * sizeof(int), "%s mesh indices", where);
+		break;
+	}
+	default:
+		fail_msg("%s: bad shape type", where);
+	}
+	SAME(ibShape_GetLocalPosition(a), ibShape_GetLocalPosition(b), "%s local position", where);
+	SAME(ibShape_GetLocalRotation(a), ibShape_GetLocalRotation(b), "%s local rotation", where);
+	SAME(ibShape_GetDensity(a), ibShape_GetDensity(b), "%s density", where);
+	SAME(ibShape_GetExplicitMass(a), ibShape_GetExplicitMass(b), "%s explicit mass", where);
+	SAME(ibShape_GetMaterial(a), ibShape_GetMaterial(b), "%s material", where);
+	SAME(ibShape_GetMassData(a), ibShape_GetMassData(b), "%s mass data", where);
+}
+
+static void compareBodies(ibBodyId a, ibBodyId b, int index)
+{
+	char where[128];
+	snprintf(where, sizeof where, "body %d '%s'", index, ibBody_GetName(a));
+	assert_int_equal(ibBody_GetType(a), ibBody_GetType(b));
+	assert_string_equal(ibBody_GetName(a), ibBody_GetName(b));
+	SAME(ibBody_GetPosition(a), ibBody_GetPosition(b), "%s position", where);
+	SAME(ibBody_GetRotation(a), ibBody_GetRotation(b), "%s rotation", where);
+	SAME(ibBody_GetLinearVelocity(a), ibBody_GetLinearVelocity(b), "%s linear velocity", where);
+	SAME(ibBody_GetAngularVelocity(a), ibBody_GetAngularVelocity(b), "%s angular velocity", where);
+	SAME(ibBody_GetWorldCenterOfMass(a), ibBody_GetWorldCenterOfMass(b), "%s world centre of mass", where);
+	SAME(ibBody_GetLocalCenterOfMass(a), ibBody_GetLocalCenterOfMass(b), "%s local centre of mass", where);
+	SAME(ibBody_GetMassData(a), ibBody_GetMassData(b), "%s mass data", where);
+	assert_int_equal(ibBody_HasMassOverride(a), ibBody_HasMassOverride(b));
+	double la, aa, lb, ab;
+	ibBody_GetDamping(a, &la, &aa);
+	ibBody_GetDamping(b, &lb, &ab);
+	SAME(la, lb, "%s linear damping", where);
+	SAME(aa, ab, "%s angular damping", where);
+	SAME(ibBody_GetGravityScale(a), ibBody_GetGravityScale(b), "%s gravity scale", where);
+	int na, nb;
+	ibShapeId* sa = shapesOf(a, &na);
+	ibShapeId* sb = shapesOf(b, &nb);
+	assert_int_equal(na, nb);
+	for (int i = 0; i < na; ++i) {
+		char shapeWhere[160];
+		snprintf(shapeWhere, sizeof shapeWhere, "%s shape %d", where, i);
+		compareShapes(sa[i], sb[i], shapeWhere);
+	}
+	free(sa);
+	free(sb);
+}
+
+/* Every getter value of the two worlds is bitwise equal. */
+static void compareWorlds(ibWorldId a, ibWorldId b)
+{
+	SAME(ibWorld_GetGravity(a), ibWorld_GetGravity(b), "gravity");
+	ibSolverSettings sa = ibWorld_GetSolverSettings(a), sb = ibWorld_GetSolverSettings(b);
+	assert_int_equal(sa.integrator, sb.integrator);
+	SAME(sa.integratorTolerance, sb.integratorTolerance, "integrator tolerance");
+	assert_int_equal(sa.integratorMaxSubsteps, sb.integratorMaxSubsteps);
+	SAME(sa.positionTolerance, sb.positionTolerance, "position tolerance");
+	SAME(sa.angularTolerance, sb.angularTolerance, "angular tolerance");
+	SAME(sa.velocityTolerance, sb.velocityTolerance, "velocity tolerance");
+	assert_int_equal(sa.maxPositionIterations, sb.maxPositionIterations);
+	assert_int_equal(sa.maxVelocityIterations, sb.maxVelocityIterations);
+	SAME(sa.maxCorrectionImpulse, sb.maxCorrectionImpulse, "max correction impulse");
+	int n = ibWorld_GetBodyCount(a);
+	assert_int_equal(n, ibWorld_GetBodyCount(b));
+	ibBodyId* ba = calloc((size_t)(n > 0 ? n : 1), sizeof *ba);
+	ibBodyId* bb = calloc((size_t)(n > 0 ? n : 1), sizeof *bb);
+	assert_non_null(ba);
+	assert_non_null(bb);
+	ibWorld_GetBodies(a, ba, n);
+	ibWorld_GetBodies(b, bb, n);
+	for (int i = 0; i < n; ++i) compareBodies(ba[i], bb[i], i);
+	free(ba);
+	free(bb);
+}
+
+static char* saveOk(ibWorldId w, const ibSceneSettings* s)
+{
+	char err[ERR_SIZE] = "x";
+	char* xml = NULL;
+	ibResult r = ibSaveSceneToMemory(w, s, &xml, err, sizeof err);
+	if (r != IB_OK) fail_msg("save failed (%d): %s", r, err);
+	assert_non_null(xml);
+	assert_string_equal(err, "");
+	return xml;
+}
+
+static ibWorldId loadOk(const char* xml, const char* name, ibSceneSettings* s)
+{
+	char err[ERR_SIZE] = "x";
+	ibWorldId w = IB_NULL_WORLD;
+	ibResult r = ibLoadSceneFromMemory(xml, strlen(xml), name, NULL, &w, s, err, sizeof err);
+	if (r != IB_OK) fail_msg("load of %s failed (%d): %s", name, r, err);
+	assert_true(ibWorld_IsValid(w));
+	assert_string_equal(err, "");
+	return w;
+}
+
+/* Save w, load the text, save again: identical text and identical getters. */
+static void assertRoundTrip(ibWorldId w, const ibSceneSettings* s, const char* name)
+{
+	char* first = saveOk(w, s);
+	ibSceneSettings s2;
+	ibWorldId w2 = loadOk(first, name, &s2);
+	compareWorlds(w, w2);
+	if (s != NULL) {
+		SAME(s->timeStep, s2.timeStep, "%s time step", name);
+		SAME(s->duration, s2.duration, "%s duration", name);
+	}
+	char* second = saveOk(w2, s != NULL ? &s2 : NULL);
+	if (strcmp(first, second) != 0) {
+		size_t i = 0;
+		while (first[i] == second[i]) ++i;
+		size_t from = i > 60 ? i - 60 : 0;
+		fail_msg("%s: the second save differs at byte %zu:\n  first:  ...%.120s\n  second: ...%.120s", name, i,
+		         first + from, second + from);
+	}
+	free(first);
+	free(second);
+	ibDestroyWorld(w2);
+}
+
+/* ---------------------------------------------------------------- counting allocator */
+
+typedef struct Counter {
+	long live;
+	long total;
+} Counter;
+
+static void* countAlloc(size_t size, void* ctx)
+{
+	Counter* c = ctx;
+	c->live++;
+	c->total++;
+	return malloc(size);
+}
+
+static void* countRealloc(void* p, size_t oldSize, size_t newSize, void* ctx)
+{
+	(void)oldSize;
+	Counter* c = ctx;
+	if (p == NULL) c->live++, c->total++;
+	return realloc(p, newSize);
+}
+
+static void countFree(void* p, size_t size, void* ctx)
+{
+	(void)size;
+	Counter* c = ctx;
+	if (p != NULL) c->live--;
+	free(p);
+}
+
+static void countLog(ibLogLevel level, const char* message, void* ctx)
+{
+	(void)level;
+	(void)message;
+	++*(int*)ctx;
+}
+
+/* ---------------------------------------------------------------- example scenes */
+
+static void test_example_scenes_load(void** state)
+{
+	(void)state;
+	char* files[MAX_FILES];
+	int n = listXml(SCENES_DIR, files, MAX_FILES);
+	assert_true(n >= 3);
+	for (int i = 0; i < n; ++i) {
+		char err[ERR_SIZE] = "x";
+		ibWorldId w = IB_NULL_WORLD;
+		ibSceneSettings s = {0, 0};
+		ibResult r = ibLoadScene(files[i], NULL, &w, &s, err, sizeof err);
+		if (r != IB_OK) fail_msg("%s: %s", files[i], err);
+		assert_string_equal(err, "");
+		assert_true(ibWorld_IsValid(w));
+		assert_true(ibWorld_GetBodyCount(w) > 0);
+		assert_true(s.timeStep > 0.0 && s.duration > 0.0);
+		ibDestroyWorld(w);
+	}
+	freeList(files, n);
+}
+
+static void test_example_scenes_round_trip(void** state)
+{
+	(void)state;
+	char* files[MAX_FILES];
+	int n = listXml(SCENES_DIR, files, MAX_FILES);
+	for (int i = 0; i < n; ++i) {
+		char err[ERR_SIZE];
+		ibWorldId w = IB_NULL_WORLD;
+		ibSceneSettings s;
+		ibResult r = ibLoadScene(files[i], NULL, &w, &s, err, sizeof err);
+		if (r != IB_OK) fail_msg("%s: %s", files[i], err);
+		/* load -> save -> load -> save */
+		assertRoundTrip(w, &s, files[i]);
+		ibDestroyWorld(w);
+	}
+	freeList(files, n);
+}
+
+/* ---------------------------------------------------------------- a world built in code */
+
+static const ibVec3 octahedron[6] = {{0.2, 0, 0}, {-0.2, 0, 0}, {0, 0.3, 0}, {0, -0.3, 0}, {0, 0, 0.4}, {0, 0, -0.4}};
+static const int octahedronTriangles[24] = {0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4, 2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5};
+
+static ibShapeDef shapeDef(ibVec3 p, ibQuat q, double density, double mass, double e, double mus, double mud)
+{
+	ibShapeDef d = ibDefaultShapeDef();
+	d.localPosition = p;
+	d.localRotation = q;
+	d.density = density;
+	d.mass = mass;
+	d.material = (ibMaterial){e, mus, mud};
+	return d;
+}
+
+static ibWorldId buildWorld(void)
+{
+	ibWorldDef wd = ibDefaultWorldDef();
+	wd.gravity = ibV3(0.1, -0.2, -9.80665);
+	wd.solver.integrator = IB_INTEGRATOR_CASH_KARP;
+	wd.solver.integratorTolerance = 3.3e-10;
+	wd.solver.integratorMaxSubsteps = 77;
+	wd.solver.positionTolerance = 1.0 / 3.0 * 1e-5;
+	wd.solver.angularTolerance = 2.5e-7;
+	wd.solver.velocityTolerance = 7e-6;
+	wd.solver.maxPositionIterations = 123;
+	wd.solver.maxVelocityIterations = 45;
+	wd.solver.maxCorrectionImpulse = 0.75;
+	ibWorldId w = ibCreateWorld(&wd);
+	assert_true(ibWorld_IsValid(w));
+
+	/* one dynamic body with every shape type, local poses, explicit mass and materials */
+	ibBodyDef bd = ibDefaultBodyDef();
+	bd.type = IB_BODY_DYNAMIC;
+	bd.name = "compound & <friends> \"quoted\"\ttab\nnewline";
+	bd.position = ibV3(1.0 / 3.0, -2.0 / 7.0, 0.1);
+	bd.rotation = ibQuatFromAxisAngle(ibNormalize(ibV3(1, 2, 3)), 0.7);
+	bd.linearVelocity = ibV3(0.1, 0.2, -0.3);
+	bd.angularVelocity = ibV3(1.0 / 9.0, -3.5, 2.25);
+	bd.linearDamping = 0.01;
+	bd.angularDamping = 0.02;
+	bd.gravityScale = 0.5;
+	ibBodyId b = ibCreateBody(w, &bd);
+	assert_false(IB_IS_NULL(b));
+	ibQuat q1 = ibQuatFromAxisAngle(ibNormalize(ibV3(-1, 0.5, 0.25)), 1.1);
+	ibQuat q2 = ibQuatFromAxisAngle(ibV3(0, 1, 0), 1.5707963267948966);
+	ibShapeDef d1 = shapeDef(ibV3(0.3, 0, 0), q1, 7800, 0, 0.3, 0.5, 0.4);
+	ibShapeDef d2 = shapeDef(ibV3(0, 0.4, 0.1), q2, 600, 0, 0.6, 0.7, 0.65);
+	ibShapeDef d3 = shapeDef(ibV3(-0.2, 0, 0.3), IB_QUAT_IDENTITY, 1000, 2.5, 1.0, 0.0, 0.0);
+	ibShapeDef d4 = shapeDef(ibV3(0, -0.5, 0), q1, 1100, 0, 0.8, 0.9, 0.8);
+	ibShapeDef d5 = shapeDef(ibV3(0.1, 0.1, -0.6), q2, 2700, 0, 0.1, 0.2, 0.1);
+	assert_false(IB_IS_NULL(ibCreateSphereShape(b, &d1, &(ibSphere){0.15})));
+	assert_false(IB_IS_NULL(ibCreateBoxShape(b, &d2, &(ibBox){{0.1, 0.2, 1.0 / 30.0}})));
+	assert_false(IB_IS_NULL(ibCreateCapsuleShape(b, &d3, &(ibCapsule){0.05, 0.2})));
+	assert_false(IB_IS_NULL(ibCreateCylinderShape(b, &d4, &(ibCylinder){0.07, 0.11})));
+	ibMesh mesh = {octahedron, 6, octahedronTriangles, 8};
+	assert_false(IB_IS_NULL(ibCreateMeshShape(b, &d5, &mesh)));
+
+	/* an unnamed dynamic body with a mass override */
+	ibBodyDef bo = ibDefaultBodyDef();
+	bo.type = IB_BODY_DYNAMIC;
+	bo.position = ibV3(0, 0, 2);
+	bo.angularVelocity = ibV3(0, 0, 1e-3);
+	ibBodyId o = ibCreateBody(w, &bo);
+	ibShapeDef plain = ibDefaultShapeDef();
+	assert_false(IB_IS_NULL(ibCreateBoxShape(o, &plain, &(ibBox){{0.5, 0.25, 0.125}})));
+	ibMassData md = {3.0, ibV3(0.01, -0.02, 0.03), {{{0.4, 0.01, -0.02}, {0.01, 0.5, 0.03}, {-0.02, 0.03, 0.6}}}};
+	assert_int_equal(ibBody_SetMassData(o, &md), IB_OK);
+
+	/* a kinematic body with UTF-8 in its name, a static floor, an unnamed body without shapes */
+	ibBodyDef bk = ibDefaultBodyDef();
+	bk.type = IB_BODY_KINEMATIC;
+	bk.name = "K\xc3\xb6rper \xe2\x86\x92 \xf0\x9f\x9a\x80";
+	bk.position = ibV3(-1, -1, 0.5);
+	bk.linearVelocity = ibV3(0.5, 0, 0);
+	bk.angularVelocity = ibV3(0, 0, 0.25);
+	ibBodyId k = ibCreateBody(w, &bk);
+	assert_false(IB_IS_NULL(ibCreateCylinderShape(k, &plain, &(ibCylinder){0.2, 0.05})));
+	ibBodyDef bs = ibDefaultBodyDef();
+	bs.name = "floor";
+	bs.position = ibV3(0, 0, -0.5);
+	ibBodyId s = ibCreateBody(w, &bs);
+	assert_false(IB_IS_NULL(ibCreateBoxShape(s, &plain, &(ibBox){{10, 10, 0.5}})));
+	ibBodyDef be = ibDefaultBodyDef();
+	be.type = IB_BODY_DYNAMIC;
+	be.position = ibV3(5, 5, 5);
+	be.linearVelocity = ibV3(-1, 0, 0);
+	assert_false(IB_IS_NULL(ibCreateBody(w, &be)));
+	return w;
+}
+
+static void test_code_world_round_trip(void** state)
+{
+	(void)state;
+	ibWorldId w = buildWorld();
+	ibSceneSettings s = {1.0 / 480.0, 12.5};
+	assertRoundTrip(w, &s, "code world");
+	/* without run settings: no <run>, the loader then gives the defaults */
+	char* xml = saveOk(w, NULL);
+	assert_null(strstr(xml, "<run"));
+	ibSceneSettings loaded;
+	ibWorldId w2 = loadOk(xml, "no run", &loaded);
+	ibSceneSettings def = ibDefaultSceneSettings();
+	SAME(loaded.timeStep, def.timeStep, "default time step");
+	SAME(loaded.duration, def.duration, "default duration");
+	/* unnamed bodies stay unnamed, creation order is kept */
+	ibBodyId ids[5];
+	assert_int_equal(ibWorld_GetBodies(w2, ids, 5), 5);
+	assert_string_equal(ibBody_GetName(ids[1]), "");
+	assert_string_equal(ibBody_GetName(ids[3]), "floor");
+	assert_string_equal(ibBody_GetName(ids[4]), "");
+	assert_true(ibBody_HasMassOverride(ids[1]));
+	free(xml);
+	ibDestroyWorld(w2);
+	ibDestroyWorld(w);
+}
+
+/* ---------------------------------------------------------------- the bad corpus */
+
+/* Parse `<!-- expect: line=N contains="..." -->` from the first line of text. */
+static void parseExpectation(const char* text, const char* path, long* line, char* fragment, size_t size)
+{
+	const char* p = strstr(text, "<!-- expect: line=");
+	const char* eol = strchr(text, '\n');
+	if (p == NULL || p != text || eol == NULL) fail_msg("%s: the first line must be an expect comment", path);
+	*line = strtol(p + strlen("<!-- expect: line="), NULL, 10);
+	const char* c = strstr(p, "contains=\"");
+	if (c == NULL || c > eol) fail_msg("%s: expect comment without contains=\"...\"", path);
+	c += strlen("contains=\"");
+	const char* end = strstr(c, "\" -->");
+	if (end == NULL || end > eol || (size_t)(end - c) >= size) fail_msg("%s: malformed expect comment", path);
+	memcpy(fragment, c, (size_t)(end - c));
+	fragment[end - c] = '\0';
+	assert_true(*line > 0);
+}
+
+static void test_bad_corpus(void** state)
+{
+	(void)state;
+	char* files[MAX_FILES];
+	int n = listXml(BAD_DIR, files, MAX_FILES);
+	assert_true(n >= 17);
+	Counter counter = {0, 0};
+	int logs = 0;
+	ibWorldDef base = ibDefaultWorldDef();
+	base.allocFn = countAlloc;
+	base.reallocFn = countRealloc;
+	base.freeFn = countFree;
+	base.allocContext = &counter;
+	base.logFn = countLog;
+	base.logContext = &logs;
+	for (int i = 0; i < n; ++i) {
+		char* text = readText(files[i]);
+		long line = 0;
+		char fragment[512];
+		parseExpectation(text, files[i], &line, fragment, sizeof fragment);
+		free(text);
+		char err[ERR_SIZE] = "";
+		ibWorldId w = {7, 7};
+		ibSceneSettings s = {-1, -1};
+		ibResult r = ibLoadScene(files[i], &base, &w, &s, err, sizeof err);
+		char prefix[600];
+		snprintf(prefix, sizeof prefix, "%s:%ld:", files[i], line);
+		if (r != IB_ERR_PARSE || strncmp(err, prefix, strlen(prefix)) != 0 || strstr(err, fragment) == NULL)
+			fail_msg("%s: got result %d and\n  \"%s\"\nexpected IB_ERR_PARSE and\n  \"%s ... %s ...\"", files[i], r,
+			         err, prefix, fragment);
+		assert_true(IB_IS_NULL(w));
+		assert_false(ibWorld_IsValid(w));
+		assert_true(s.timeStep == -1 && s.duration == -1); /* settings untouched on failure */
+		/* all-or-nothing: a partially built world was destroyed, nothing of it is left */
+		if (counter.live != 0)
+			fail_msg("%s: %ld allocations of the partial world are still live", files[i], counter.live);
+	}
+	assert_true(counter.total > 0); /* the base allocator was used for the partial worlds */
+	freeList(files, n);
+}
+
+/* ---------------------------------------------------------------- I/O and argument errors */
+
+static void test_io_errors(void** state)
+{
+	(void)state;
+	char err[ERR_SIZE] = "";
+	ibWorldId w = {7, 7};
+	assert_int_equal(ibLoadScene(NULL, NULL, &w, NULL, err, sizeof err), IB_ERR_IO);
+	assert_true(IB_IS_NULL(w));
+	assert_non_null(strstr(err, "path is NULL"));
+
+	const char* missing = IBDYN_SOURCE_DIR "/tests/data/no_such_scene.xml";
+	w = (ibWorldId){7, 7};
+	assert_int_equal(ibLoadScene(missing, NULL, &w, NULL, err, sizeof err), IB_ERR_IO);
+	assert_true(IB_IS_NULL(w));
+	assert_int_equal(strncmp(err, missing, strlen(missing)), 0);
+	assert_non_null(strstr(err, "cannot open"));
+
+	assert_int_equal(ibLoadScene(BAD_DIR, NULL, &w, NULL, err, sizeof err), IB_ERR_IO); /* a directory */
+	assert_non_null(strstr(err, "cannot read"));
+
+	/* no error buffer at all, or a tiny one: no crash, message truncated */
+	assert_int_equal(ibLoadScene(missing, NULL, &w, NULL, NULL, 0), IB_ERR_IO);
+	char tiny[8];
+	assert_int_equal(ibLoadScene(missing, NULL, &w, NULL, tiny, sizeof tiny), IB_ERR_IO);
+	assert_int_equal(strlen(tiny), sizeof tiny - 1);
+
+	assert_int_equal(ibLoadScene(missing, NULL, NULL, NULL, err, sizeof err), IB_ERR_INVALID_ARGUMENT);
+	assert_int_equal(ibLoadSceneFromMemory(NULL, 0, "x", NULL, &w, NULL, err, sizeof err), IB_ERR_INVALID_ARGUMENT);
+
+	ibWorldDef wd = ibDefaultWorldDef();
+	ibWorldId world = ibCreateWorld(&wd);
+	assert_int_equal(ibSaveScene(world, NULL, NULL, err, sizeof err), IB_ERR_IO);
+	assert_true(strlen(err) > 0);
+	const char* unwritable = IBDYN_SOURCE_DIR "/tests/data/no_such_dir/out.xml";
+	assert_int_equal(ibSaveScene(world, NULL, unwritable, err, sizeof err), IB_ERR_IO);
+	assert_int_equal(strncmp(err, unwritable, strlen(unwritable)), 0);
+	assert_int_equal(ibSaveSceneToMemory(world, NULL, NULL, err, sizeof err), IB_ERR_INVALID_ARGUMENT);
+
+	/* a file save and load */
+	char path[] = "/tmp/ibdyn_test_scene_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	ibSceneSettings s = {0.002, 3};
+	assert_int_equal(ibSaveScene(world, &s, path, err, sizeof err), IB_OK);
+	assert_string_equal(err, "");
+	ibSceneSettings back;
+	assert_int_equal(ibLoadScene(path, NULL, &w, &back, err, sizeof err), IB_OK);
+	assert_true(back.timeStep == 0.002 && back.duration == 3);
+	compareWorlds(world, w);
+	ibDestroyWorld(w);
+	remove(path);
+	close(fd);
+
+	/* saving a stale world */
+	ibDestroyWorld(world);
+	char* xml = (char*)1;
+	assert_int_equal(ibSaveSceneToMemory(world, NULL, &xml, err, sizeof err), IB_ERR_STALE_HANDLE);
+	assert_null(xml);
+	assert_true(strlen(err) > 0);
+}
+
+static void test_save_rejects_unloadable_worlds(void** state)
+{
+	(void)state;
+	char err[ERR_SIZE];
+	char* xml = NULL;
+	ibWorldDef wd = ibDefaultWorldDef();
+	ibWorldId w = ibCreateWorld(&wd);
+	ibBodyDef bd = ibDefaultBodyDef();
+	bd.name = "twin";
+	ibCreateBody(w, &bd);
+	ibCreateBody(w, &bd);
+	assert_int_equal(ibSaveSceneToMemory(w, NULL, &xml, err, sizeof err), IB_ERR_INVALID_ARGUMENT);
+	assert_null(xml);
+	assert_non_null(strstr(err, "body 1 'twin' has the same name"));
+	ibDestroyWorld(w);
+
+	w = ibCreateWorld(&wd);
+	bd.name = "bell\a";
+	ibCreateBody(w, &bd);
+	assert_int_equal(ibSaveSceneToMemory(w, NULL, &xml, err, sizeof err), IB_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(err, "not valid UTF-8 XML text"));
+	ibDestroyWorld(w);
+
+	w = ibCreateWorld(&wd);
+	ibSceneSettings bad = {0.0, 1.0};
+	assert_int_equal(ibSaveSceneToMemory(w, &bad, &xml, err, sizeof err), IB_ERR_INVALID_ARGUMENT);
+	assert_null(xml);
+	ibDestroyWorld(w);
+}
+
+/* ---------------------------------------------------------------- semantics */
+
+static void test_defaults(void** state)
+{
+	(void)state;
+	ibSceneSettings s;
+	const char* minimal = "<ibdyn version=\"1\"/>";
+	ibWorldId w = loadOk(minimal, "minimal", &s);
+	ibWorldDef def = ibDefaultWorldDef();
+	SAME(ibWorld_GetGravity(w), def.gravity, "default gravity");
+	ibSolverSettings got = ibWorld_GetSolverSettings(w);
+	assert_int_equal(got.integrator, def.solver.integrator);
+	SAME(got.positionTolerance, def.solver.positionTolerance, "default position tolerance");
+	assert_int_equal(got.maxPositionIterations, def.solver.maxPositionIterations);
+	assert_int_equal(ibWorld_GetBodyCount(w), 0);
+	SAME(s.timeStep, ibDefaultSceneSettings().timeStep, "default time step");
+	ibDestroyWorld(w);
+
+	/* a body without attributes is the default body; a shape without attributes the default shape */
+	w = loadOk("<ibdyn version='1'><!-- c --><?pi x?><body><sphere radius='2'/></body></ibdyn>", "body", NULL);
+	ibBodyId b;
+	assert_int_equal(ibWorld_GetBodies(w, &b, 1), 1);
+	ibBodyDef bd = ibDefaultBodyDef();
+	ibShapeDef sd = ibDefaultShapeDef();
+	assert_int_equal(ibBody_GetType(b), bd.type);
+	assert_string_equal(ibBody_GetName(b), "");
+	SAME(ibBody_GetGravityScale(b), bd.gravityScale, "default gravity scale");
+	ibShapeId sh;
+	assert_int_equal(ibBody_GetShapes(b, &sh, 1), 1);
+	SAME(ibShape_GetDensity(sh), sd.density, "default density");
+	SAME(ibShape_GetMaterial(sh), sd.material, "default material");
+	SAME(ibShape_GetLocalRotation(sh), sd.localRotation, "default local rotation");
+	ibDestroyWorld(w);
+}
+
+static void test_materials_and_rotations(void** state)
+{
+	(void)state;
+	const char* xml = "<ibdyn version=\"1\">\n"
+	                  "  <body name=\"b\" type=\"dynamic\" rotation_axis_angle=\"0 0 2 0.5\">\n"
+	                  "    <box half_extents=\"1 1 1\" material=\"steel\" restitution=\"0.9\"/>\n"
+	                  "    <sphere radius=\"1\" material=\"steel\" density=\"1\" rotation=\"2 0 0 0\"/>\n"
+	                  "  </body>\n"
+	                  "  <material name=\"steel\" density=\"7800\" restitution=\"0.3\" static_friction=\"0.25\"/>\n"
+	                  "</ibdyn>\n";
+	ibWorldId w = loadOk(xml, "materials", NULL);
+	ibBodyId b = ibWorld_FindBody(w, "b");
+	assert_false(IB_IS_NULL(b));
+	ibShapeId sh[2];
+	assert_int_equal(ibBody_GetShapes(b, sh, 2), 2);
+	/* material defaults (defined after use), shape attributes override them */
+	SAME(ibShape_GetDensity(sh[0]), 7800.0, "material density");
+	ibMaterial m0 = ibShape_GetMaterial(sh[0]);
+	SAME(m0.restitution, 0.9, "overridden restitution");
+	SAME(m0.staticFriction, 0.25, "material static friction");
+	SAME(m0.dynamicFriction, ibDefaultShapeDef().material.dynamicFriction, "default dynamic friction");
+	SAME(ibShape_GetDensity(sh[1]), 1.0, "overridden density");
+	SAME(ibShape_GetMaterial(sh[1]).restitution, 0.3, "material restitution");
+	SAME(ibShape_GetLocalRotation(sh[1]), IB_QUAT_IDENTITY, "normalised rotation");
+	/* the axis of rotation_axis_angle is normalised */
+	ibQuat expect = ibQuatFromAxisAngle(ibV3(0, 0, 1), 0.5);
+	ibQuat got = ibBody_GetRotation(b);
+	assert_true(fabs(got.w - expect.w) < 1e-15 && fabs(got.z - expect.z) < 1e-15);
+	ibDestroyWorld(w);
+}
+
+static void test_memory_errors_and_hooks(void** state)
+{
+	(void)state;
+	char err[ERR_SIZE];
+	ibWorldId w;
+	const char* bad = "<ibdyn version=\"1\">\n\n  <body type=\"dynamic\" bogus=\"1\"/>\n</ibdyn>";
+	assert_int_equal(ibLoadSceneFromMemory(bad, strlen(bad), "inline", NULL, &w, NULL, err, sizeof err), IB_ERR_PARSE);
+	assert_string_equal(err, "inline:3: unknown attribute 'bogus' on <body>");
+	assert_int_equal(ibLoadSceneFromMemory(bad, strlen(bad), NULL, NULL, &w, NULL, err, sizeof err), IB_ERR_PARSE);
+	assert_int_equal(strncmp(err, "<memory>:3: ", 12), 0);
+	/* only the first length bytes count */
+	assert_int_equal(ibLoadSceneFromMemory(bad, 10, "cut", NULL, &w, NULL, err, sizeof err), IB_ERR_PARSE);
+	assert_int_equal(strncmp(err, "cut:1: malformed XML", 20), 0);
+	const char* enc = "<?xml version=\"1.0\" encoding=\"no-such-encoding\"?>\n<ibdyn version=\"1\"/>";
+	assert_int_equal(ibLoadSceneFromMemory(enc, strlen(enc), "enc", NULL, &w, NULL, err, sizeof err), IB_ERR_PARSE);
+	assert_non_null(strstr(err, "malformed XML"));
+	assert_int_equal(ibLoadSceneFromMemory("", 0, "empty", NULL, &w, NULL, err, sizeof err), IB_ERR_PARSE);
+	assert_int_equal(strncmp(err, "empty:", 6), 0);
+
+	/* the base definition gives hooks and user data; the file alone gives the physics */
+	Counter counter = {0, 0};
+	int logs = 0, user = 0;
+	ibWorldDef base = ibDefaultWorldDef();
+	base.allocFn = countAlloc;
+	base.reallocFn = countRealloc;
+	base.freeFn = countFree;
+	base.allocContext = &counter;
+	base.logFn = countLog;
+	base.logContext = &logs;
+	base.userData = &user;
+	base.gravity = ibV3(1, 2, 3);
+	const char* ok = "<ibdyn version=\"1\"><body type=\"dynamic\"><sphere radius=\"1\"/></body></ibdyn>";
+	assert_int_equal(ibLoadSceneFromMemory(ok, strlen(ok), "hooks", &base, &w, NULL, err, sizeof err), IB_OK);
+	assert_true(ibWorld_GetUserData(w) == &user);
+	assert_true(counter.live > 0);
+	SAME(ibWorld_GetGravity(w), ibDefaultWorldDef().gravity, "gravity from the file defaults");
+	ibDestroyWorld(w);
+	assert_int_equal(counter.live, 0);
+}
+
+static void test_numbers(void** state)
+{
+	(void)state;
+	const char* xml = "<ibdyn version=\"+1\">\n"
+	                  "  <world gravity=\" -0  +1.5e-3\n\t.25 \" max_position_iterations=\"+7\"/>\n"
+	                  "  <body type=\"kinematic\" position=\"4.9e-324 1E2 -2.\" linear_velocity=\"1e-310 0 0\"/>\n"
+	                  "</ibdyn>";
+	ibWorldId w = loadOk(xml, "numbers", NULL);
+	ibVec3 g = ibWorld_GetGravity(w);
+	assert_true(g.x == 0.0 && signbit(g.x));
+	SAME(g.y, 1.5e-3, "gravity y");
+	SAME(g.z, 0.25, "gravity z");
+	assert_int_equal(ibWorld_GetSolverSettings(w).maxPositionIterations, 7);
+	ibBodyId b;
+	ibWorld_GetBodies(w, &b, 1);
+	SAME(ibBody_GetLinearVelocity(b).x, 1e-310, "subnormal velocity");
+	/* a subnormal survives the round trip as well */
+	assertRoundTrip(w, NULL, "numbers");
+	ibDestroyWorld(w);
+
+	/* numbers are read and written in the C locale whatever the process locale is */
+	if (setlocale(LC_NUMERIC, "de_DE.UTF-8") != NULL || setlocale(LC_NUMERIC, "fr_FR.UTF-8") != NULL) {
+		w = loadOk(xml, "numbers in a decimal-comma locale", NULL);
+		char* out = saveOk(w, NULL);
+		assert_non_null(strstr(out, "gravity=\"-0 0.0015 0.25\""));
+		free(out);
+		ibDestroyWorld(w);
+		setlocale(LC_NUMERIC, "C");
+	}
+}
+
+/* ---------------------------------------------------------------- the scenes as physics */
+
+static void test_projectile_scene(void** state)
+{
+	(void)state;
+	char err[ERR_SIZE];
+	ibWorldId w;
+	ibSceneSettings s;
+	assert_int_equal(ibLoadScene(SCENES_DIR "/projectile.xml", NULL, &w, &s, err, sizeof err), IB_OK);
+	ibBodyId ball = ibWorld_FindBody(w, "ball");
+	SAME(ibBody_GetMass(ball), 1.0, "ball mass");
+	ibVec3 v0 = ibBody_GetLinearVelocity(ball);
+	int steps = (int)(s.duration / s.timeStep + 0.5);
+	for (int i = 0; i < steps; ++i) assert_int_equal(ibWorld_Step(w, s.timeStep), IB_OK);
+	double t = ibWorld_GetTime(w);
+	ibVec3 p = ibBody_GetWorldCenterOfMass(ball);
+	assert_true(fabs(p.x - v0.x * t) < 1e-9);
+	assert_true(fabs(p.z - (v0.z * t - 0.5 * 9.81 * t * t)) < 1e-9);
+	assert_true(fabs(p.z) < 0.01);          /* lands at the end of the run */
+	assert_true(fabs(p.x - 40.775) < 0.05); /* v0^2 / g */
+	ibDestroyWorld(w);
+}
+
+static void test_spinning_top_flips(void** state)
+{
+	(void)state;
+	char err[ERR_SIZE];
+	ibWorldId w;
+	ibSceneSettings s;
+	assert_int_equal(ibLoadScene(SCENES_DIR "/spinning_top_free.xml", NULL, &w, &s, err, sizeof err), IB_OK);
+	ibBodyId top = ibWorld_FindBody(w, "t_handle");
+	/* the spin axis (body x) is the intermediate principal axis */
+	ibMassData md = ibBody_GetMassData(top);
+	double ix = md.inertia.m[0][0], iy = md.inertia.m[1][1], iz = md.inertia.m[2][2];
+	assert_true((ix > iy && ix < iz) || (ix < iy && ix > iz));
+	ibWorldInvariants before, after;
+	assert_int_equal(ibWorld_ComputeInvariants(w, &before), IB_OK);
+	int steps = (int)(s.duration / s.timeStep + 0.5), flips = 0;
+	double last = 1.0;
+	for (int i = 0; i < steps; ++i) {
+		assert_int_equal(ibWorld_Step(w, s.timeStep), IB_OK);
+		ibVec3 wb = ibInvRotate(ibBody_GetRotation(top), ibBody_GetAngularVelocity(top));
+		if ((wb.x > 0.0) != (last > 0.0)) ++flips;
+		last = wb.x;
+	}
+	assert_int_equal(ibWorld_ComputeInvariants(w, &after), IB_OK);
+	assert_true(flips >= 3);
+	assert_true(fabs(after.kineticEnergy - before.kineticEnergy) < 1e-6 * before.kineticEnergy);
+	assert_true(ibLength(ibSub(after.angularMomentum, before.angularMomentum)) <
+	            1e-6 * ibLength(before.angularMomentum));
+	ibDestroyWorld(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_example_scenes_load),
+	    cmocka_unit_test(test_example_scenes_round_trip),
+	    cmocka_unit_test(test_code_world_round_trip),
+	    cmocka_unit_test(test_bad_corpus),
+	    cmocka_unit_test(test_io_errors),
+	    cmocka_unit_test(test_save_rejects_unloadable_worlds),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_materials_and_rotations),
+	    cmocka_unit_test(test_memory_errors_and_hooks),
+	    cmocka_unit_test(test_numbers),
+	    cmocka_unit_test(test_projectile_scene),
+	    cmocka_unit_test(test_spinning_top_flips),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
