@@ -69,6 +69,7 @@ struct ibBasic {
 	ibVec3 raResp, rbResp; /* LGS: lever arms at which the predicted error responds (predicted points) */
 	double dEdu[2][3][6];  /* LGS: d(predicted error)/d(body velocity (v, w)) for body 1 and 2 (finite differences) */
 	bool haveDEdu;
+	bool cut;              /* LGS: joint closes a loop and is corrected iteratively (§3.3.2.3, option 1) */
 	uint32_t cacheEpoch; /* w->poseEpoch at which a, b, P, Minv were computed (0 = never) */
 	/* impulses */
 	ibVec3 accPos, accVel;   /* accumulated this step (clamp, warm start) */

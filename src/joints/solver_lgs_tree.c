@@ -1,4 +1,4 @@
-/* LGS method (§3.3.2) in O(n) for acyclic joint graphs.
+/* LGS method (§3.3.2) in O(n) for joint graphs; loops are cut (§3.3.2.3, option 1).
  * The joint system M x = dv with M = J Mass^-1 J^T (blocks P_i M~_ij P_j^T of §3.3.2.2) is solved
  * through the equivalent symmetric system on the body/joint graph (Baraff 1996):
  *     [ Mass  J^T ] [ dv ]   [  0  ]
@@ -37,7 +37,8 @@ typedef struct LgsTree {
 	int32_t* stack;
 	int32_t stackCapacity;
 	uint32_t builtFor;     /* basics layout generation it was built for */
-	bool acyclic;
+	bool acyclic;             /* usable (built without error) */
+	bool hasCut;              /* some joints close loops and are solved iteratively between solves */
 	bool includeVelocityOnly; /* layout of the current factorisation */
 	uint32_t factorEpoch;     /* w->poseEpoch of the current factorisation (0 = none) */
 } LgsTree;
@@ -98,6 +99,7 @@ static bool build(ibWorld* w, LgsTree* t)
 	/* loop test: union-find over dynamic bodies plus one "world" node (index nb) standing for all
 	 * static and kinematic bodies: a chain held by the world at two points is a loop too */
 	for (int32_t i = 0; i <= nb; ++i) t->uf[i] = i;
+	t->hasCut = false;
 	for (int32_t i = 0; i < nj; ++i) {
 		ibJoint* j = &st->joints[i];
 		if (!j->inUse || j->basicCount == 0) continue;
@@ -105,15 +107,17 @@ static bool build(ibWorld* w, LgsTree* t)
 		if (!ib_is_dynamic(&w->bodies[a])) a = nb;
 		if (!ib_is_dynamic(&w->bodies[b])) b = nb;
 		int32_t ra = uf_find(t->uf, a), rb = uf_find(t->uf, b);
-		if (ra == rb) return false;
-		t->uf[ra] = rb;
+		bool cut = ra == rb; /* closes a loop: leave it out of the tree */
+		if (!cut) t->uf[ra] = rb;
+		t->hasCut |= cut;
+		for (int k = 0; k < j->basicCount; ++k) st->basics[j->basic[k]].cut = cut;
 	}
 	/* nodes: dynamic bodies that have joints, and joints */
 	t->nodeCount = 0;
 	for (int32_t i = 0; i < nb; ++i) t->bodyNode[i] = -1;
 	for (int32_t i = 0; i < nj; ++i) {
 		ibJoint* j = &st->joints[i];
-		if (!j->inUse || j->basicCount == 0) continue;
+		if (!j->inUse || j->basicCount == 0 || st->basics[j->basic[0]].cut) continue;
 		int32_t bodies[2] = {j->def.bodyA.index1 - 1, j->def.bodyB.index1 - 1};
 		for (int k = 0; k < 2; ++k) {
 			int32_t bi = bodies[k];
@@ -130,7 +134,7 @@ static bool build(ibWorld* w, LgsTree* t)
 	int32_t firstJointNode = t->nodeCount;
 	for (int32_t i = 0; i < nj; ++i) {
 		ibJoint* j = &st->joints[i];
-		if (!j->inUse || j->basicCount == 0) continue;
+		if (!j->inUse || j->basicCount == 0 || st->basics[j->basic[0]].cut) continue;
 		TreeNode* n = &t->nodes[t->nodeCount++];
 		memset(n, 0, sizeof *n);
 		n->body = -1;
@@ -493,6 +497,25 @@ static double predicted_errors(ibWorld* w, ibJointStore* st, double h)
 	return maxRel;
 }
 
+/* One sweep of Alg. 3.1 (position) or 3.2 (velocity) over the loop-closing joints. */
+static void sweep_cut(ibWorld* w, ibJointStore* st, double h, bool velocity)
+{
+	const ibSolverSettings* s = &w->solver;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		ibBasic* c = &st->basics[k];
+		if (!c->cut) continue;
+		if (velocity) {
+			ibVec3 du = ib_solver_velocity_error(w, c);
+			if (ib_solver_projected_norm(c, du) > s->velocityTolerance) ib_solver_apply(w, c, ib_solver_impulse(c, du));
+			continue;
+		}
+		if (c->type->velocityOnly) continue;
+		ibVec3 d = c->type->error(c, ib_solver_predicted(w, st, c->b1, h), ib_solver_predicted(w, st, c->b2, h));
+		double tol = c->type->rotational ? s->angularTolerance : s->positionTolerance;
+		if (ibLength(d) > tol) ib_solver_apply(w, c, ib_solver_impulse(c, ibScale(1.0 / h, d)));
+	}
+}
+
 ibResult ib_lgs_position_correction(ibWorld* w, double h)
 {
 	ibJointStore* st = w->joints;
@@ -508,8 +531,8 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 	double prevErr = INFINITY;
 	double err = predicted_errors(w, st, h);
 	while (err > 1.0 && it < s->maxPositionIterations) {
-		if (it > 0) needFactor = true; /* full Newton: rebuild the exact Jacobian every iteration */
-		if (err >= 0.5 * prevErr && ++stalls >= 3) break; /* no progress: finish iteratively */
+		if (it > 0 && !t->hasCut) needFactor = true; /* full Newton: exact Jacobian every iteration */
+		if (!t->hasCut && err >= 0.5 * prevErr && ++stalls >= 3) break; /* no progress: finish iteratively */
 		prevErr = err;
 		if (needFactor) {
 			set_predicted_levers(w, st, h);
@@ -524,6 +547,11 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 		set_rhs_rows(t, st, st->rhs, false);
 		solve_and_apply(w, t);
 		for (int32_t k = 0; k < st->basicCount; ++k) st->basics[k].iterations++;
+		if (t->hasCut) { /* hybrid: tree solve, then the cut joints one by one (§3.3.2.3) */
+			sweep_cut(w, st, h, false);
+			err = predicted_errors(w, st, h);
+			continue;
+		}
 		err = predicted_errors(w, st, h);
 		/* damped Newton: if the full step made things worse, back off along the same direction */
 		double f = 1.0;
@@ -565,6 +593,19 @@ ibResult ib_lgs_velocity_correction(ibWorld* w, double h)
 	solve_and_apply(w, t);
 	w->stats.velocityIterations = 1;
 	for (int32_t k = 0; k < st->basicCount; ++k) st->basics[k].iterations++;
+	/* hybrid for loops: cut joints one by one, then an exact tree solve, until all hold */
+	for (int it = 1; t->hasCut && it < w->solver.maxVelocityIterations; ++it) {
+		sweep_cut(w, st, h, true);
+		bool ok = true;
+		for (int32_t k = 0; k < st->basicCount; ++k) {
+			st->rhs[k] = ib_solver_velocity_error(w, &st->basics[k]);
+			if (ib_solver_projected_norm(&st->basics[k], st->rhs[k]) > w->solver.velocityTolerance) ok = false;
+		}
+		if (ok) break;
+		set_rhs_rows(t, st, st->rhs, st->hasVelocityOnly);
+		solve_and_apply(w, t);
+		w->stats.velocityIterations++;
+	}
 	/* rounding can leave a residual above a very tight tolerance: polish iteratively (rarely runs) */
 	bool bad = false;
 	for (int32_t k = 0; k < st->basicCount && !bad; ++k)

@@ -1,0 +1,170 @@
+/* Closed kinematic loops (§3.3.2.3): a planar four-bar linkage, a 6-hinge ring (redundant
+ * constraints: 6 x 5 rows for fewer DOFs) and a slider-crank, each 20 s under gravity, with the LGS
+ * method (loops cut, the cut joint corrected iteratively between tree solves) and the iterative
+ * method. Every step: joint errors within the tolerances, measured from the body states. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+
+#include "ibdyn/ibdyn.h"
+
+static ibWorldId make_world(ibJointSolver method)
+{
+	ibWorldDef wd = ibDefaultWorldDef();
+	wd.solver.method = method;
+	wd.solver.maxPositionIterations = 20000;
+	wd.solver.maxVelocityIterations = 20000;
+	ibWorldId w = ibCreateWorld(&wd);
+	assert_true(ibWorld_IsValid(w));
+	return w;
+}
+
+/* A box link from p to q (cross-section 0.1 m, density 500 kg/m^3). */
+static ibBodyId link(ibWorldId w, ibVec3 p, ibVec3 q)
+{
+	ibVec3 d = ibSub(q, p);
+	double len = ibLength(d);
+	ibVec3 x = ibV3(1, 0, 0), u = ibScale(1.0 / len, d);
+	ibVec3 ax = ibCross(x, u);
+	double s = ibLength(ax);
+	ibQuat rot = s > 1e-12 ? ibQuatFromAxisAngle(ibScale(1.0 / s, ax), atan2(s, ibDot(x, u))) : IB_QUAT_IDENTITY;
+	ibBodyDef bd = ibDefaultBodyDef();
+	bd.type = IB_BODY_DYNAMIC;
+	bd.position = ibScale(0.5, ibAdd(p, q));
+	bd.rotation = rot;
+	ibBodyId b = ibCreateBody(w, &bd);
+	ibShapeDef sd = ibDefaultShapeDef();
+	sd.density = 500.0;
+	ibBox box = {{0.5 * len, 0.05, 0.05}};
+	assert_true(ibShape_IsValid(ibCreateBoxShape(b, &sd, &box)));
+	return b;
+}
+
+static ibJointId hinge(ibWorldId w, ibBodyId a, ibBodyId b, ibVec3 at, ibVec3 axis)
+{
+	ibJointDef jd = ibDefaultJointDef(IB_JOINT_HINGE);
+	jd.bodyA = a;
+	jd.bodyB = b;
+	assert_int_equal(ibJointDef_SetWorldFrame(&jd, at, axis), IB_OK);
+	ibJointId j = ibCreateJoint(w, &jd);
+	assert_true(ibJoint_IsValid(j));
+	return j;
+}
+
+/* Step 20 s at h = 0.01 and check the errors after every step; returns how far `probe` moved. */
+static double run_checked(ibWorldId w, ibBodyId probe, const char* name)
+{
+	ibSolverSettings s = ibWorld_GetSolverSettings(w);
+	ibVec3 p0 = ibBody_GetWorldCenterOfMass(probe);
+	double travel = 0.0, worstP = 0.0, worstA = 0.0, worstV = 0.0;
+	long posIt = 0, velIt = 0;
+	for (int k = 0; k < 2000; ++k) {
+		assert_int_equal(ibWorld_Step(w, 0.01), IB_OK);
+		ibStepStats st = ibWorld_GetStepStats(w);
+		assert_true(st.converged);
+		worstP = fmax(worstP, st.maxPositionError);
+		worstA = fmax(worstA, st.maxAngularError);
+		worstV = fmax(worstV, st.maxVelocityError);
+		posIt += st.positionIterations;
+		velIt += st.velocityIterations;
+		travel = fmax(travel, ibDistance(ibBody_GetWorldCenterOfMass(probe), p0));
+	}
+	print_message("%s (%s): max errors %.2e m, %.2e rad, %.2e m/s; mean iterations %.1f / %.1f; travel %.3f m\n", name,
+	              s.method == IB_SOLVER_ITERATIVE ? "iterative" : "lgs", worstP, worstA, worstV, posIt / 2000.0,
+	              velIt / 2000.0, travel);
+	assert_true(worstP <= s.positionTolerance);
+	assert_true(worstA <= s.angularTolerance);
+	assert_true(worstV <= s.velocityTolerance);
+	assert_false(ibWorld_HasDiverged(w));
+	return travel;
+}
+
+static ibBodyId ground(ibWorldId w)
+{
+	ibBodyDef bd = ibDefaultBodyDef();
+	return ibCreateBody(w, &bd);
+}
+
+/* Grashof four-bar (crank AB can turn fully), planar in x-z, hinge axes along y. */
+static void four_bar(ibJointSolver method)
+{
+	ibWorldId w = make_world(method);
+	ibVec3 A = {0, 0, 0}, B = {0.3, 0, 1.0}, C = {2.2, 0, 1.3}, D = {2, 0, 0}, y = {0, 1, 0};
+	ibBodyId g = ground(w), crank = link(w, A, B), coupler = link(w, B, C), rocker = link(w, D, C);
+	hinge(w, g, crank, A, y);
+	hinge(w, crank, coupler, B, y);
+	hinge(w, coupler, rocker, C, y);
+	hinge(w, rocker, g, D, y); /* closes the loop: 20 rows for 1 DOF */
+	ibBody_SetAngularVelocity(crank, ibV3(0, 3.0, 0));
+	double travel = run_checked(w, coupler, "four-bar");
+	assert_true(travel > 0.1); /* the mechanism's DOF stays free */
+	ibDestroyWorld(w);
+}
+
+/* Ring of 6 hinged links, one static (Fig. 3.25), parallel axes: over-determined LGS (30 rows). */
+static void hinge_ring(ibJointSolver method)
+{
+	ibWorldId w = make_world(method);
+	ibVec3 P[6];
+	for (int i = 0; i < 6; ++i) {
+		double a = IB_PI / 3.0 * i + 0.1 * (i == 2); /* one slightly irregular vertex: no collinear state */
+		P[i] = ibV3(cos(a), 0.0, 1.0 + sin(a) * (i == 4 ? 1.2 : 1.0));
+	}
+	ibBodyId L[6];
+	ibBodyDef gd = ibDefaultBodyDef();
+	gd.position = ibScale(0.5, ibAdd(P[0], P[1]));
+	L[0] = ibCreateBody(w, &gd); /* the static link */
+	for (int i = 1; i < 6; ++i) L[i] = link(w, P[i], P[(i + 1) % 6]);
+	for (int i = 0; i < 6; ++i) hinge(w, L[i], L[(i + 1) % 6], P[(i + 1) % 6], ibV3(0, 1, 0));
+	ibBody_SetLinearVelocity(L[3], ibV3(0.5, 0, 0.5));
+	double travel = run_checked(w, L[3], "6-hinge ring");
+	assert_true(travel > 0.05);
+	ibDestroyWorld(w);
+}
+
+/* Slider-crank: crank on the ground, connecting rod, piston on a slider along x. */
+static void slider_crank(ibJointSolver method)
+{
+	ibWorldId w = make_world(method);
+	ibVec3 A = {0, 0, 0}, B = {0, 0, 0.5}, C = {1.5, 0, 0}, y = {0, 1, 0};
+	ibBodyId g = ground(w), crank = link(w, A, B), rod = link(w, B, C);
+	ibBodyDef pd = ibDefaultBodyDef();
+	pd.type = IB_BODY_DYNAMIC;
+	pd.position = C;
+	ibBodyId piston = ibCreateBody(w, &pd);
+	ibShapeDef sd = ibDefaultShapeDef();
+	ibBox box = {{0.1, 0.1, 0.1}};
+	ibCreateBoxShape(piston, &sd, &box);
+	hinge(w, g, crank, A, y);
+	hinge(w, crank, rod, B, y);
+	hinge(w, rod, piston, C, y);
+	ibJointDef jd = ibDefaultJointDef(IB_JOINT_SLIDER);
+	jd.bodyA = g;
+	jd.bodyB = piston;
+	assert_int_equal(ibJointDef_SetWorldFrame(&jd, C, ibV3(1, 0, 0)), IB_OK);
+	assert_true(ibJoint_IsValid(ibCreateJoint(w, &jd)));
+	ibBody_SetAngularVelocity(crank, ibV3(0, 6.0, 0));
+	double travel = run_checked(w, piston, "slider-crank");
+	assert_true(travel > 0.3);
+	ibDestroyWorld(w);
+}
+
+static void test_four_bar_lgs(void** s) { (void)s; four_bar(IB_SOLVER_LGS); }
+static void test_four_bar_iterative(void** s) { (void)s; four_bar(IB_SOLVER_ITERATIVE); }
+static void test_ring_lgs(void** s) { (void)s; hinge_ring(IB_SOLVER_LGS); }
+static void test_ring_iterative(void** s) { (void)s; hinge_ring(IB_SOLVER_ITERATIVE); }
+static void test_slider_crank_lgs(void** s) { (void)s; slider_crank(IB_SOLVER_LGS); }
+static void test_slider_crank_iterative(void** s) { (void)s; slider_crank(IB_SOLVER_ITERATIVE); }
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_four_bar_lgs),     cmocka_unit_test(test_four_bar_iterative),
+	    cmocka_unit_test(test_ring_lgs),         cmocka_unit_test(test_ring_iterative),
+	    cmocka_unit_test(test_slider_crank_lgs), cmocka_unit_test(test_slider_crank_iterative),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
