@@ -44,6 +44,7 @@ typedef struct ibSolverSettings {
 	int maxVelocityIterations;    /**< cap on velocity-correction sweeps per step, >= 1 */
 	double maxCorrectionImpulse;  /**< bound on the accumulated correction impulse per basic joint and step (N s, or N m s for rotational rows; 0 = unbounded) */
 	bool warmStart;               /**< start both correction loops from the previous step's impulses (same tolerances, fewer sweeps) */
+	int maxStepSubdivisions;      /**< if the joint corrections do not converge, redo the step as 2 halves, up to this depth (0 = never) */
 } ibSolverSettings;
 
 /** World definition. */
@@ -158,6 +159,7 @@ typedef struct ibStepStats {
 	double maxAngularError;   /**< largest rotational joint error after the step (rad) */
 	double maxVelocityError;  /**< largest joint velocity error after the step (m/s or rad/s) */
 	int integratorSubsteps;   /**< largest number of adaptive sub-steps of any body */
+	int stepSubdivisions;     /**< sub-steps the step was split into after non-convergence (1 = none) */
 	bool converged;           /**< false if an iteration cap was hit before its tolerance */
 } ibStepStats;
 

@@ -15,6 +15,7 @@ ibSolverSettings ibDefaultSolverSettings(void)
 	s.maxVelocityIterations = 1000;
 	s.maxCorrectionImpulse = 0.0;
 	s.warmStart = true;
+	s.maxStepSubdivisions = 4;
 	return s;
 }
 

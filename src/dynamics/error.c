@@ -69,6 +69,10 @@ ibResult ib_validate_solver(const ibSolverSettings* s, char* msg, size_t n)
 	CHECK_POS(positionTolerance, "positionTolerance")
 	CHECK_POS(angularTolerance, "angularTolerance")
 	CHECK_POS(velocityTolerance, "velocityTolerance")
+	if (s->maxStepSubdivisions < 0 || s->maxStepSubdivisions > 16) {
+		if (msg) snprintf(msg, n, "maxStepSubdivisions must be in 0..16 (got %d)", s->maxStepSubdivisions);
+		return IB_ERR_INVALID_ARGUMENT;
+	}
 	if (s->integratorMaxSubsteps < 1 || s->maxPositionIterations < 1 || s->maxVelocityIterations < 1) {
 		if (msg) snprintf(msg, n, "solver iteration and sub-step caps must be >= 1");
 		return IB_ERR_INVALID_ARGUMENT;

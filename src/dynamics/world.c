@@ -135,6 +135,8 @@ void ibDestroyWorld(ibWorldId id)
 	}
 	for (int32_t i = 0; i < w->bodyHigh; ++i)
 		if (w->bodies[i].inUse) ib_strfree(w, w->bodies[i].name);
+	ib_free(w, w->snapBodies, (size_t)w->snapLevels * (size_t)w->snapBodyCapacity * sizeof(ibRigidState));
+	ib_free(w, w->snapWarm, (size_t)w->snapLevels * (size_t)w->snapWarmCapacity * sizeof(ibVec3));
 	ib_free(w, w->shapes, (size_t)w->shapeCapacity * sizeof(ibShape));
 	ib_free(w, w->bodies, (size_t)w->bodyCapacity * sizeof(ibBody));
 	s_worlds[w->slot] = NULL;
@@ -264,63 +266,5 @@ ibResult ibWorld_ComputeInvariants(ibWorldId id, ibWorldInvariants* out)
 		out->angularMomentum = ibAdd(out->angularMomentum, ibAdd(ibCross(b->st.s, p), ibMat3_MulV(b->R, Lb)));
 	}
 	out->springEnergy = ib_joints_spring_energy(w);
-	return IB_OK;
-}
-
-static bool body_finite(const ibBody* b)
-{
-	return ibVec3_IsFinite(b->st.s) && ibVec3_IsFinite(b->st.v) && ibVec3_IsFinite(b->st.w) &&
-	       ibQuat_IsFinite(b->st.q);
-}
-
-/* One step t0 -> t0 + h (Part VI §21, without collisions): force modules, joint correction,
- * free motion, velocity correction. */
-ibResult ibWorld_Step(ibWorldId id, double h)
-{
-	ibWorld* w = ib_world_get(id);
-	if (!w) return IB_ERR_STALE_HANDLE;
-	if (!(isfinite(h) && h > 0.0)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "time step must be finite and > 0 (got %g)", h);
-	if (w->diverged) return ib_error(w, IB_ERR_DIVERGED, "world has diverged; it is not stepped any more");
-
-	ibStepStats stats = {0};
-	stats.converged = true;
-	w->stats = stats;
-	ibResult r = ib_joints_before_step(w, h);
-	if (r != IB_OK) return r;
-	ib_apply_force_modules(w, h);
-	ib_joints_position_correction(w, h);
-
-	int maxSub = 0;
-	for (int32_t i = 0; i < w->bodyHigh; ++i) {
-		ibBody* b = &w->bodies[i];
-		if (!b->inUse || b->type == IB_BODY_STATIC) continue;
-		int sub = 1;
-		ibRigidState next;
-		ib_integrate_body(w, b, h, &next, &b->substepHint, &sub);
-		b->st = next;
-		b->userPoseExact = false;
-		ib_body_update_derived(b);
-		if (sub > maxSub) maxSub = sub;
-	}
-	w->poseEpoch++;
-	ib_joints_velocity_correction(w, h);
-
-	int32_t bad = -1;
-	for (int32_t i = 0; i < w->bodyHigh; ++i) {
-		ibBody* b = &w->bodies[i];
-		if (!b->inUse) continue;
-		b->userForce = IB_VEC3_ZERO;
-		b->userTorque = IB_VEC3_ZERO;
-		if (bad < 0 && !body_finite(b)) bad = i;
-	}
-	w->time += h;
-	w->stats.integratorSubsteps = maxSub;
-	ib_joints_measure(w, &w->stats);
-	if (bad >= 0) {
-		w->diverged = true;
-		const char* nm = w->bodies[bad].name;
-		return ib_error(w, IB_ERR_DIVERGED, "simulation diverged at t = %g s: body %d%s%s%s has a non-finite state",
-		                w->time, (int)bad, nm ? " (" : "", nm ? nm : "", nm ? ")" : "");
-	}
 	return IB_OK;
 }

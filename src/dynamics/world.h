@@ -103,6 +103,14 @@ struct ibWorld {
 	int32_t shapeCapacity, shapeHigh, shapeFree, shapeCount;
 
 	struct ibJointStore* joints; /* NULL until the first joint is created */
+
+	/* step subdivision (step.c): one snapshot per subdivision depth, reused across steps */
+	ibRigidState* snapBodies;
+	int32_t snapBodyCapacity; /* per level */
+	ibVec3* snapWarm;
+	int32_t snapWarmCapacity; /* per level, 2 vectors per basic joint */
+	int snapLevels;
+	bool canSubdivide;        /* a failed correction may return unconverged instead of falling back */
 };
 
 /* world.c */
@@ -138,6 +146,11 @@ void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState
                        int* substeps);
 /* Velocity-independent part: advance only the pose of a body with the given state (prediction). */
 void ib_predict_pose(const ibWorld* w, const ibBody* b, double h, ibVec3* s, ibQuat* q);
+
+/* joints: warm-start impulses for the step snapshot (2 vectors per basic joint) */
+int32_t ib_joints_warm_count(ibWorld* w);
+void ib_joints_warm_save(ibWorld* w, ibVec3* out);
+void ib_joints_warm_restore(ibWorld* w, const ibVec3* in, double scale);
 
 /* forces.c: force modules run before each step (§6.2.1). */
 void ib_apply_force_modules(ibWorld* w, double h);

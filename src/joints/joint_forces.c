@@ -28,3 +28,25 @@ double ib_joints_spring_energy(ibWorld* w)
 		if (st->joints[i].inUse && st->joints[i].def.type == IB_JOINT_SPRING) e += ib_spring_energy(w, &st->joints[i]);
 	return e;
 }
+
+int32_t ib_joints_warm_count(ibWorld* w) { return w->joints ? 2 * w->joints->basicCount : 0; }
+
+void ib_joints_warm_save(ibWorld* w, ibVec3* out)
+{
+	ibJointStore* st = w->joints;
+	if (!st) return;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		out[2 * k] = st->basics[k].warmPos;
+		out[2 * k + 1] = st->basics[k].warmVel;
+	}
+}
+
+void ib_joints_warm_restore(ibWorld* w, const ibVec3* in, double scale)
+{
+	ibJointStore* st = w->joints;
+	if (!st) return;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		st->basics[k].warmPos = ibScale(scale, in[2 * k]);
+		st->basics[k].warmVel = ibScale(scale, in[2 * k + 1]);
+	}
+}

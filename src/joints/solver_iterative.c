@@ -59,7 +59,7 @@ ibResult ib_iterative_position_correction(ibWorld* w, double h)
 		}
 	}
 	if (corrected || clamped) w->stats.converged = false;
-	w->stats.positionIterations = it;
+	w->stats.positionIterations += it;
 	for (int32_t k = 0; k < st->basicCount; ++k) st->basics[k].warmPos = st->basics[k].accPos;
 	return IB_OK;
 }
@@ -95,7 +95,7 @@ ibResult ib_iterative_velocity_correction(ibWorld* w, double h, bool warmStart)
 		}
 	}
 	if (corrected) w->stats.converged = false;
-	w->stats.velocityIterations = it;
+	w->stats.velocityIterations += it;
 	for (int32_t k = 0; k < st->basicCount; ++k) st->basics[k].warmVel = st->basics[k].accVel;
 	return IB_OK;
 }

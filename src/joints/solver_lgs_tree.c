@@ -563,14 +563,13 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 		}
 	}
 	clear_fd(st);
-	w->stats.positionIterations = it;
-	if (err > 1.0 && it < s->maxPositionIterations) { /* the Newton iteration stalled: Alg. 3.1 from here */
+	w->stats.positionIterations += it;
+	if (err > 1.0 && it < s->maxPositionIterations && !w->canSubdivide) { /* stalled: Alg. 3.1 from here */
 		ibSolverSettings saved = w->solver;
 		w->solver.maxPositionIterations = s->maxPositionIterations - it;
 		w->solver.warmStart = false;
 		ibResult r = ib_iterative_position_correction(w, h);
 		w->solver = saved;
-		w->stats.positionIterations += it;
 		return r;
 	}
 	if (err > 1.0) w->stats.converged = false;
@@ -591,7 +590,7 @@ ibResult ib_lgs_velocity_correction(ibWorld* w, double h)
 	for (int32_t k = 0; k < st->basicCount; ++k) st->rhs[k] = ib_solver_velocity_error(w, &st->basics[k]);
 	set_rhs_rows(t, st, st->rhs, st->hasVelocityOnly);
 	solve_and_apply(w, t);
-	w->stats.velocityIterations = 1;
+	w->stats.velocityIterations += 1;
 	for (int32_t k = 0; k < st->basicCount; ++k) st->basics[k].iterations++;
 	/* hybrid for loops: cut joints one by one, then an exact tree solve, until all hold */
 	for (int it = 1; t->hasCut && it < w->solver.maxVelocityIterations; ++it) {
@@ -612,9 +611,7 @@ ibResult ib_lgs_velocity_correction(ibWorld* w, double h)
 		if (ib_solver_projected_norm(&st->basics[k], ib_solver_velocity_error(w, &st->basics[k])) > w->solver.velocityTolerance)
 			bad = true;
 	if (bad) {
-		ibResult r = ib_iterative_velocity_correction(w, h, false);
-		w->stats.velocityIterations += 1;
-		return r;
+		return ib_iterative_velocity_correction(w, h, false);
 	}
 	return IB_OK;
 }

@@ -1,0 +1,127 @@
+/* The time step (Part VI §21 without collisions): force modules once per step, then joint
+ * correction (§3.2.1), free motion (§3.1.2) and velocity correction. If the joint corrections do not
+ * reach their tolerances within the iteration caps, the step is restored and redone as two halves
+ * with the same (constant) forces, recursively up to maxStepSubdivisions — as the thesis redoes a
+ * step with reduced length at a time of contact (§4.1). Only the position/velocity state moves. */
+#include <math.h>
+#include <string.h>
+
+#include "dynamics/world.h"
+
+static bool body_finite(const ibBody* b)
+{
+	return ibVec3_IsFinite(b->st.s) && ibVec3_IsFinite(b->st.v) && ibVec3_IsFinite(b->st.w) &&
+	       ibQuat_IsFinite(b->st.q);
+}
+
+static bool ensure_snapshots(ibWorld* w, int levels)
+{
+	int32_t nb = w->bodyHigh, nw = ib_joints_warm_count(w);
+	if (levels <= w->snapLevels && nb <= w->snapBodyCapacity && nw <= w->snapWarmCapacity) return true;
+	int L = levels > w->snapLevels ? levels : w->snapLevels;
+	int32_t cb = nb > w->snapBodyCapacity ? nb + nb / 2 + 8 : w->snapBodyCapacity;
+	int32_t cw = nw > w->snapWarmCapacity ? nw + nw / 2 + 8 : w->snapWarmCapacity;
+	ibRigidState* b = ib_alloc(w, (size_t)L * (size_t)cb * sizeof(ibRigidState));
+	ibVec3* v = ib_alloc(w, (size_t)L * (size_t)cw * sizeof(ibVec3));
+	if (!b || !v) {
+		ib_free(w, b, (size_t)L * (size_t)cb * sizeof(ibRigidState));
+		ib_free(w, v, (size_t)L * (size_t)cw * sizeof(ibVec3));
+		return false;
+	}
+	ib_free(w, w->snapBodies, (size_t)w->snapLevels * (size_t)w->snapBodyCapacity * sizeof(ibRigidState));
+	ib_free(w, w->snapWarm, (size_t)w->snapLevels * (size_t)w->snapWarmCapacity * sizeof(ibVec3));
+	w->snapBodies = b;
+	w->snapWarm = v;
+	w->snapLevels = L;
+	w->snapBodyCapacity = cb;
+	w->snapWarmCapacity = cw;
+	return true;
+}
+
+static void integrate_all(ibWorld* w, double h)
+{
+	for (int32_t i = 0; i < w->bodyHigh; ++i) {
+		ibBody* b = &w->bodies[i];
+		if (!b->inUse || b->type == IB_BODY_STATIC) continue;
+		int sub = 1;
+		ibRigidState next;
+		ib_integrate_body(w, b, h, &next, &b->substepHint, &sub);
+		b->st = next;
+		b->userPoseExact = false;
+		ib_body_update_derived(b);
+		if (sub > w->stats.integratorSubsteps) w->stats.integratorSubsteps = sub;
+	}
+	w->poseEpoch++;
+}
+
+/* Joint correction, free motion, velocity correction over h; subdivides on non-convergence. */
+static void advance(ibWorld* w, double h, int depth)
+{
+	/* no subdivision under an impulse bound: halves would each get the full bound (§3.3.3) */
+	bool snap = depth < w->solver.maxStepSubdivisions && w->solver.maxCorrectionImpulse <= 0.0 &&
+	            ensure_snapshots(w, depth + 1);
+	ibRigidState* sb = snap ? w->snapBodies + (size_t)depth * (size_t)w->snapBodyCapacity : NULL;
+	ibVec3* sw = snap ? w->snapWarm + (size_t)depth * (size_t)w->snapWarmCapacity : NULL;
+	if (snap) {
+		for (int32_t i = 0; i < w->bodyHigh; ++i) sb[i] = w->bodies[i].st;
+		ib_joints_warm_save(w, sw);
+	}
+	bool outer = w->stats.converged;
+	w->stats.converged = true;
+	w->canSubdivide = snap;
+	ib_joints_position_correction(w, h);
+	integrate_all(w, h);
+	ib_joints_velocity_correction(w, h);
+	if (w->stats.converged || !snap) {
+		w->stats.converged = w->stats.converged && outer;
+		w->stats.stepSubdivisions += 1;
+		return;
+	}
+	for (int32_t i = 0; i < w->bodyHigh; ++i) {
+		ibBody* b = &w->bodies[i];
+		if (!b->inUse) continue;
+		b->st = sb[i];
+		b->velVersion++;
+		ib_body_update_derived(b);
+	}
+	w->poseEpoch++;
+	ib_joints_warm_restore(w, sw, 0.5);
+	w->stats.converged = outer;
+	advance(w, 0.5 * h, depth + 1);
+	advance(w, 0.5 * h, depth + 1);
+}
+
+ibResult ibWorld_Step(ibWorldId id, double h)
+{
+	ibWorld* w = ib_world_get(id);
+	if (!w) return IB_ERR_STALE_HANDLE;
+	if (!(isfinite(h) && h > 0.0)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "time step must be finite and > 0 (got %g)", h);
+	if (w->diverged) return ib_error(w, IB_ERR_DIVERGED, "world has diverged; it is not stepped any more");
+
+	ibStepStats stats = {0};
+	stats.converged = true;
+	w->stats = stats;
+	ibResult r = ib_joints_before_step(w, h);
+	if (r != IB_OK) return r;
+	ib_apply_force_modules(w, h);
+	advance(w, h, 0);
+	w->canSubdivide = false;
+
+	int32_t bad = -1;
+	for (int32_t i = 0; i < w->bodyHigh; ++i) {
+		ibBody* b = &w->bodies[i];
+		if (!b->inUse) continue;
+		b->userForce = IB_VEC3_ZERO;
+		b->userTorque = IB_VEC3_ZERO;
+		if (bad < 0 && !body_finite(b)) bad = i;
+	}
+	w->time += h;
+	ib_joints_measure(w, &w->stats);
+	if (bad >= 0) {
+		w->diverged = true;
+		const char* nm = w->bodies[bad].name;
+		return ib_error(w, IB_ERR_DIVERGED, "simulation diverged at t = %g s: body %d%s%s%s has a non-finite state",
+		                w->time, (int)bad, nm ? " (" : "", nm ? nm : "", nm ? ")" : "");
+	}
+	return IB_OK;
+}
