@@ -44,6 +44,7 @@ typedef struct ibSolverSettings {
 	int maxVelocityIterations;    /**< cap on velocity-correction sweeps per step, >= 1 */
 	double maxCorrectionImpulse;  /**< bound on the accumulated correction impulse per basic joint and step (N s, or N m s for rotational rows; 0 = unbounded) */
 	bool warmStart;               /**< start both correction loops from the previous step's impulses (same tolerances, fewer sweeps) */
+	int order;                    /**< 1 (default), 2 (midpoint step, §3.4.4), 4 or 6 (weighted combination of 1, 2, 3 midpoint sub-steps) */
 	int maxStepSubdivisions;      /**< if the joint corrections do not converge, redo the step as 2 halves, up to this depth (0 = never) */
 } ibSolverSettings;
 

@@ -69,6 +69,10 @@ ibResult ib_validate_solver(const ibSolverSettings* s, char* msg, size_t n)
 	CHECK_POS(positionTolerance, "positionTolerance")
 	CHECK_POS(angularTolerance, "angularTolerance")
 	CHECK_POS(velocityTolerance, "velocityTolerance")
+	if (s->order != 1 && s->order != 2 && s->order != 4 && s->order != 6) {
+		if (msg) snprintf(msg, n, "order must be 1, 2, 4 or 6 (got %d)", s->order);
+		return IB_ERR_INVALID_ARGUMENT;
+	}
 	if (s->maxStepSubdivisions < 0 || s->maxStepSubdivisions > 16) {
 		if (msg) snprintf(msg, n, "maxStepSubdivisions must be in 0..16 (got %d)", s->maxStepSubdivisions);
 		return IB_ERR_INVALID_ARGUMENT;

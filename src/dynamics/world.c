@@ -137,6 +137,7 @@ void ibDestroyWorld(ibWorldId id)
 		if (w->bodies[i].inUse) ib_strfree(w, w->bodies[i].name);
 	ib_free(w, w->snapBodies, (size_t)w->snapLevels * (size_t)w->snapBodyCapacity * sizeof(ibRigidState));
 	ib_free(w, w->snapWarm, (size_t)w->snapLevels * (size_t)w->snapWarmCapacity * sizeof(ibVec3));
+	ib_free(w, w->orderStates, (size_t)4 * (size_t)w->orderCapacity * sizeof(ibRigidState));
 	ib_free(w, w->shapes, (size_t)w->shapeCapacity * sizeof(ibShape));
 	ib_free(w, w->bodies, (size_t)w->bodyCapacity * sizeof(ibBody));
 	s_worlds[w->slot] = NULL;

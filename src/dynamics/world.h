@@ -110,6 +110,8 @@ struct ibWorld {
 	ibVec3* snapWarm;
 	int32_t snapWarmCapacity; /* per level, 2 vectors per basic joint */
 	int snapLevels;
+	ibRigidState* orderStates; /* higher-order methods: start state + results of the sub-step runs */
+	int32_t orderCapacity;     /* bodies per state */
 	bool canSubdivide;        /* a failed correction may return unconverged instead of falling back */
 };
 
