@@ -173,6 +173,83 @@ static void compareBodies(ibBodyId a, ibBodyId b, int index)
 	free(sb);
 }
 
+/* Position of body in its world's ibWorld_GetBodies order (-1 if absent). */
+static int bodyIndex(ibBodyId body)
+{
+	ibWorldId w = ibBody_GetWorld(body);
+	int n = ibWorld_GetBodyCount(w);
+	ibBodyId* all = calloc((size_t)(n > 0 ? n : 1), sizeof *all);
+	assert_non_null(all);
+	ibWorld_GetBodies(w, all, n);
+	int found = -1;
+	for (int i = 0; i < n && found < 0; ++i)
+		if (IB_ID_EQUALS(all[i], body)) found = i;
+	free(all);
+	return found;
+}
+
+/* Every field of two joint definitions is bitwise equal (bodies compared by creation index; the
+ * motor's parameters only when it is on: a disabled motor's parameters are not saved). */
+static void compareJointDefs(const ibJointDef* a, const ibJointDef* b, const char* where)
+{
+	assert_int_equal(a->type, b->type);
+	assert_int_equal(bodyIndex(a->bodyA), bodyIndex(b->bodyA));
+	assert_int_equal(bodyIndex(a->bodyB), bodyIndex(b->bodyB));
+	SAME(a->localAnchorA, b->localAnchorA, "%s local anchor A", where);
+	SAME(a->localAnchorB, b->localAnchorB, "%s local anchor B", where);
+	SAME(a->localAxisA, b->localAxisA, "%s local axis A", where);
+	SAME(a->localAxisB, b->localAxisB, "%s local axis B", where);
+	SAME(a->localRefA, b->localRefA, "%s local ref A", where);
+	SAME(a->localRefB, b->localRefB, "%s local ref B", where);
+	SAME(a->referenceRotation, b->referenceRotation, "%s reference rotation", where);
+	SAME(a->referenceAngle, b->referenceAngle, "%s reference angle", where);
+	SAME(a->distance, b->distance, "%s distance", where);
+	SAME(a->stiffness, b->stiffness, "%s stiffness", where);
+	SAME(a->damping, b->damping, "%s damping", where);
+	assert_int_equal(a->linearDofs, b->linearDofs);
+	assert_int_equal(a->angularDofs, b->angularDofs);
+	assert_int_equal(a->collideConnected, b->collideConnected);
+	assert_string_equal(a->name != NULL ? a->name : "", b->name != NULL ? b->name : "");
+	const ibMotorDef *ma = &a->motor, *mb = &b->motor;
+	assert_int_equal(ma->mode, mb->mode);
+	if (ma->mode == IB_MOTOR_OFF) return;
+	SAME(ma->target, mb->target, "%s motor target", where);
+	SAME(ma->gain, mb->gain, "%s motor gain", where);
+	SAME(ma->resetTime, mb->resetTime, "%s motor reset time", where);
+	SAME(ma->derivativeTime, mb->derivativeTime, "%s motor derivative time", where);
+	assert_int_equal(ma->integralWindow, mb->integralWindow);
+	SAME(ma->maxForce, mb->maxForce, "%s motor max force", where);
+	assert_int_equal(ma->scheduleCount, mb->scheduleCount);
+	if (ma->scheduleCount > 0) {
+		sameBits(ma->scheduleTimes, mb->scheduleTimes, (size_t)ma->scheduleCount * sizeof(double), "%s schedule times",
+		         where);
+		sameBits(ma->scheduleValues, mb->scheduleValues, (size_t)ma->scheduleCount * sizeof(double),
+		         "%s schedule values", where);
+	}
+}
+
+static void compareJoints(ibWorldId a, ibWorldId b)
+{
+	int n = ibWorld_GetJointCount(a);
+	assert_int_equal(n, ibWorld_GetJointCount(b));
+	ibJointId* ja = calloc((size_t)(n > 0 ? n : 1), sizeof *ja);
+	ibJointId* jb = calloc((size_t)(n > 0 ? n : 1), sizeof *jb);
+	assert_non_null(ja);
+	assert_non_null(jb);
+	ibWorld_GetJoints(a, ja, n);
+	ibWorld_GetJoints(b, jb, n);
+	for (int i = 0; i < n; ++i) {
+		ibJointDef da, db;
+		assert_int_equal(ibJoint_GetDef(ja[i], &da), IB_OK);
+		assert_int_equal(ibJoint_GetDef(jb[i], &db), IB_OK);
+		char where[128];
+		snprintf(where, sizeof where, "joint %d '%s'", i, ibJoint_GetName(ja[i]));
+		compareJointDefs(&da, &db, where);
+	}
+	free(ja);
+	free(jb);
+}
+
 /* Every getter value of the two worlds is bitwise equal. */
 static void compareWorlds(ibWorldId a, ibWorldId b)
 {
@@ -187,6 +264,8 @@ static void compareWorlds(ibWorldId a, ibWorldId b)
 	assert_int_equal(sa.maxPositionIterations, sb.maxPositionIterations);
 	assert_int_equal(sa.maxVelocityIterations, sb.maxVelocityIterations);
 	SAME(sa.maxCorrectionImpulse, sb.maxCorrectionImpulse, "max correction impulse");
+	assert_int_equal(sa.method, sb.method);
+	assert_int_equal(sa.warmStart, sb.warmStart);
 	int n = ibWorld_GetBodyCount(a);
 	assert_int_equal(n, ibWorld_GetBodyCount(b));
 	ibBodyId* ba = calloc((size_t)(n > 0 ? n : 1), sizeof *ba);
@@ -198,6 +277,7 @@ static void compareWorlds(ibWorldId a, ibWorldId b)
 	for (int i = 0; i < n; ++i) compareBodies(ba[i], bb[i], i);
 	free(ba);
 	free(bb);
+	compareJoints(a, b);
 }
 
 static char* saveOk(ibWorldId w, const ibSceneSettings* s)
@@ -440,6 +520,382 @@ static void test_code_world_round_trip(void** state)
 	assert_true(ibBody_HasMassOverride(ids[1]));
 	free(xml);
 	ibDestroyWorld(w2);
+	ibDestroyWorld(w);
+}
+
+/* ---------------------------------------------------------------- joints */
+
+static ibBodyId addBox(ibWorldId w, const char* name, ibBodyType type, ibVec3 p, ibQuat q, ibVec3 v)
+{
+	ibBodyDef bd = ibDefaultBodyDef();
+	bd.type = type;
+	bd.name = name;
+	bd.position = p;
+	bd.rotation = q;
+	if (type != IB_BODY_STATIC) bd.linearVelocity = v;
+	ibBodyId b = ibCreateBody(w, &bd);
+	assert_false(IB_IS_NULL(b));
+	ibShapeDef sd = ibDefaultShapeDef();
+	assert_false(IB_IS_NULL(ibCreateBoxShape(b, &sd, &(ibBox){{0.2, 0.1, 0.05}})));
+	return b;
+}
+
+static ibJointId addJoint(ibWorldId w, ibJointDef* d)
+{
+	ibWorld_ClearError(w);
+	ibJointId j = ibCreateJoint(w, d);
+	if (IB_IS_NULL(j)) fail_msg("ibCreateJoint: %s", ibWorld_GetLastError(w));
+	return j;
+}
+
+/* A world with every joint type, bodies at generic poses (so the local axes are generic unit
+ * vectors), a hinge position motor with a schedule, a slider velocity motor, a spring and a
+ * velocity joint; iterative solver without warm start. */
+static ibWorldId buildJointWorld(void)
+{
+	ibWorldDef wd = ibDefaultWorldDef();
+	wd.solver.method = IB_SOLVER_ITERATIVE;
+	wd.solver.warmStart = false;
+	wd.solver.maxPositionIterations = 200;
+	wd.solver.maxVelocityIterations = 200;
+	ibWorldId w = ibCreateWorld(&wd);
+	assert_true(ibWorld_IsValid(w));
+	ibBodyId ground = addBox(w, "ground", IB_BODY_STATIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY, IB_VEC3_ZERO);
+	enum { N = IB_JOINT_TYPE_COUNT + 1 };
+	ibBodyId b[N];
+	for (int i = 0; i < N; ++i) {
+		char name[32];
+		snprintf(name, sizeof name, "b%d", i);
+		ibQuat q = ibQuatFromAxisAngle(ibNormalize(ibV3(1.0 + i, 2.0 - 0.3 * i, 0.7 * i - 3.0)), 0.1 + 0.37 * i);
+		b[i] =
+		    addBox(w, name, IB_BODY_DYNAMIC, ibV3(0.4 * (i + 1), 0.01 * i, -0.05 * i), q, ibV3(0.01 * i, -0.02, 0.03));
+	}
+	ibVec3 axis = ibNormalize(ibV3(0.3, -1.0, 0.2));
+	ibVec3 other = ibNormalize(ibV3(1.0, 0.4, -0.1));
+	static const double times[4] = {0.0, 0.1, 0.25, 0.4};
+	static const double values[4] = {0.0, 0.5, -0.25, 1.0 / 3.0};
+	for (int t = 0; t < N; ++t) {
+		ibJointType type = t < IB_JOINT_TYPE_COUNT ? (ibJointType)t : IB_JOINT_BALL;
+		ibJointDef d = ibDefaultJointDef(type);
+		d.bodyA = t == 0 ? ground : b[t - 1];
+		d.bodyB = b[t];
+		ibVec3 anchor = ibV3(0.4 * t + 0.2, 0.005 * t, -0.05 * t);
+		assert_int_equal(ibJointDef_SetWorldFrame(&d, anchor, axis), IB_OK);
+		char name[32];
+		snprintf(name, sizeof name, "j%d \"%d\"", t, t);
+		d.name = t % 4 == 3 ? NULL : name;
+		switch (type) {
+		case IB_JOINT_BALL:
+			if (t == N - 1) d.distance = 0.125; /* the distance variant */
+			d.collideConnected = true;
+			break;
+		case IB_JOINT_DOUBLE_ROTATION:
+			assert_int_equal(ibJointDef_SetWorldAxes(&d, axis, other), IB_OK); /* angle from the poses */
+			break;
+		case IB_JOINT_UNIVERSAL:
+			assert_int_equal(ibJointDef_SetWorldAxes(&d, axis, ibNormalize(ibCross(axis, other))), IB_OK);
+			d.referenceAngle = 1.25;
+			break;
+		case IB_JOINT_FIXED:
+			d.referenceRotation = ibQ(2.0, 0.1, -0.2, 0.3); /* normalised by the API */
+			break;
+		case IB_JOINT_HINGE:
+			d.motor.mode = IB_MOTOR_POSITION;
+			d.motor.gain = 2.5;
+			d.motor.resetTime = 0.3;
+			d.motor.derivativeTime = 0.05;
+			d.motor.integralWindow = 7;
+			d.motor.maxForce = 4.0;
+			d.motor.scheduleTimes = times;
+			d.motor.scheduleValues = values;
+			d.motor.scheduleCount = 4;
+			break;
+		case IB_JOINT_SLIDER:
+			d.motor.mode = IB_MOTOR_VELOCITY;
+			d.motor.target = -0.1;
+			d.motor.gain = 3.0;
+			d.motor.maxForce = 20.0;
+			break;
+		case IB_JOINT_SPRING:
+			assert_int_equal(ibJointDef_SetWorldAnchors(&d, anchor, ibAdd(anchor, ibV3(0.1, 0.2, -0.3))), IB_OK);
+			d.distance = 0.3;
+			d.stiffness = 150.0;
+			d.damping = 0.7;
+			break;
+		case IB_JOINT_VELOCITY:
+			d.linearDofs = IB_DOF_X | IB_DOF_Z;
+			d.angularDofs = IB_DOF_Y;
+			break;
+		default:
+			break;
+		}
+		addJoint(w, &d);
+	}
+	return w;
+}
+
+static void sameBodyStates(ibWorldId a, ibWorldId b, int step)
+{
+	int n = ibWorld_GetBodyCount(a);
+	ibBodyId* ba = calloc((size_t)n, sizeof *ba);
+	ibBodyId* bb = calloc((size_t)n, sizeof *bb);
+	assert_non_null(ba);
+	assert_non_null(bb);
+	ibWorld_GetBodies(a, ba, n);
+	ibWorld_GetBodies(b, bb, n);
+	for (int i = 0; i < n; ++i) {
+		SAME(ibBody_GetPosition(ba[i]), ibBody_GetPosition(bb[i]), "step %d body %d position", step, i);
+		SAME(ibBody_GetRotation(ba[i]), ibBody_GetRotation(bb[i]), "step %d body %d rotation", step, i);
+		SAME(ibBody_GetLinearVelocity(ba[i]), ibBody_GetLinearVelocity(bb[i]), "step %d body %d velocity", step, i);
+		SAME(ibBody_GetAngularVelocity(ba[i]), ibBody_GetAngularVelocity(bb[i]), "step %d body %d angular velocity",
+		     step, i);
+	}
+	free(ba);
+	free(bb);
+}
+
+/* Save, load, compare the definitions, then step both worlds: bitwise the same motion. */
+static void test_joint_world_round_trip(void** state)
+{
+	(void)state;
+	ibWorldId w = buildJointWorld();
+	assert_int_equal(ibWorld_GetJointCount(w), IB_JOINT_TYPE_COUNT + 1);
+	ibSceneSettings s = {0.01, 0.5};
+	assertRoundTrip(w, &s, "joint world"); /* includes compareJoints and the text of a second save */
+	char* xml = saveOk(w, &s);
+	for (int t = 0; t < IB_JOINT_TYPE_COUNT; ++t) {
+		char pattern[64];
+		snprintf(pattern, sizeof pattern, "<joint type=\"%s\"",
+		         (const char*[]){"ball", "line", "plane", "rotation_lock", "axis_align", "double_rotation", "hinge",
+		                         "cylindrical", "slider", "universal", "fixed", "spring", "velocity"}[t]);
+		if (strstr(xml, pattern) == NULL) fail_msg("no %s in the saved scene", pattern);
+	}
+	assert_non_null(strstr(xml, "solver=\"iterative\" warm_start=\"false\""));
+	assert_non_null(strstr(xml, "linear_dofs=\"xz\" angular_dofs=\"y\""));
+	assert_non_null(strstr(xml, "<point t=\"0.25\" value=\"-0.25\"/>"));
+	assert_non_null(strstr(xml, "name=\"j0 &quot;0&quot;\""));
+	ibWorldId w2 = loadOk(xml, "joint world", NULL);
+	free(xml);
+	compareWorlds(w, w2);
+	for (int i = 1; i <= 50; ++i) {
+		ibResult r1 = ibWorld_Step(w, 0.01), r2 = ibWorld_Step(w2, 0.01);
+		assert_int_equal(r1, r2);
+		assert_true(r1 == IB_OK || r1 == IB_ERR_NOT_CONVERGED);
+		sameBodyStates(w, w2, i);
+	}
+	/* the motors really acted and act alike */
+	ibJointId j[IB_JOINT_TYPE_COUNT + 1], k[IB_JOINT_TYPE_COUNT + 1];
+	ibWorld_GetJoints(w, j, IB_JOINT_TYPE_COUNT + 1);
+	ibWorld_GetJoints(w2, k, IB_JOINT_TYPE_COUNT + 1);
+	assert_true(ibJoint_GetMotorOutput(j[IB_JOINT_HINGE]) != 0.0);
+	SAME(ibJoint_GetMotorOutput(j[IB_JOINT_HINGE]), ibJoint_GetMotorOutput(k[IB_JOINT_HINGE]), "hinge motor output");
+	SAME(ibJoint_GetMotorOutput(j[IB_JOINT_SLIDER]), ibJoint_GetMotorOutput(k[IB_JOINT_SLIDER]), "slider motor output");
+	ibDestroyWorld(w2);
+	ibDestroyWorld(w);
+}
+
+/* Generic local axes and reference rotations (random poses and axes) survive the round trip bit
+ * for bit although ibCreateJoint normalises them again. */
+static void test_joint_unit_vectors_exact(void** state)
+{
+	(void)state;
+	ibWorldDef wd = ibDefaultWorldDef();
+	ibWorldId w = ibCreateWorld(&wd);
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	double r[8];
+	ibBodyId prev = addBox(w, "anchor", IB_BODY_STATIC, IB_VEC3_ZERO, IB_QUAT_IDENTITY, IB_VEC3_ZERO);
+	for (int i = 0; i < 150; ++i) {
+		for (int k = 0; k < 8; ++k) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			r[k] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
+		}
+		char name[32];
+		snprintf(name, sizeof name, "r%d", i);
+		ibQuat q = ibQuatNormalize(ibQ(r[0], r[1], r[2], r[3]));
+		ibBodyId b = addBox(w, name, IB_BODY_DYNAMIC, ibV3(r[4], r[5], r[6]), q, IB_VEC3_ZERO);
+		ibJointDef d = ibDefaultJointDef(i % 2 ? IB_JOINT_UNIVERSAL : IB_JOINT_SLIDER);
+		d.bodyA = prev;
+		d.bodyB = b;
+		ibVec3 a1 = ibV3(r[7], r[4] - r[5], r[6] + 0.01);
+		assert_int_equal(ibJointDef_SetWorldAxes(&d, a1, ibCross(a1, ibV3(r[1], r[2], r[3]))), IB_OK);
+		addJoint(w, &d);
+		prev = b;
+	}
+	/* the test means something: many stored unit vectors are not fixed points of ibNormalize */
+	ibJointId joints[150];
+	assert_int_equal(ibWorld_GetJoints(w, joints, 150), 150);
+	int moved = 0;
+	for (int i = 0; i < 150; ++i) {
+		ibJointDef d;
+		ibJoint_GetDef(joints[i], &d);
+		ibVec3 v[4] = {d.localAxisA, d.localAxisB, d.localRefA, d.localRefB};
+		for (int k = 0; k < 4; ++k) {
+			ibVec3 n = ibNormalize(v[k]);
+			moved += memcmp(&n, &v[k], sizeof n) != 0;
+		}
+		ibQuat q = ibQuatNormalize(d.referenceRotation);
+		moved += memcmp(&q, &d.referenceRotation, sizeof q) != 0;
+	}
+	assert_true(moved > 50);
+	assertRoundTrip(w, NULL, "random unit vectors");
+	ibDestroyWorld(w);
+}
+
+/* World-form attributes are ibJointDef_SetWorldAnchors / SetWorldAxes at the poses in the file;
+ * local_ref_* overrides the derived reference vectors; joints may come before their bodies. */
+static void test_joint_world_form(void** state)
+{
+	(void)state;
+	const char* xml =
+	    "<ibdyn version=\"1\">\n"
+	    "  <joint type=\"hinge\" name=\"h\" body_a=\"a\" body_b=\"b\" anchor=\"0.5 0.25 1\" axis=\"0 2 1\"/>\n"
+	    "  <joint type=\"universal\" body_a=\"b\" body_b=\"c\" anchor_a=\"1 0 1\" anchor_b=\"1 0 1.5\"\n"
+	    "         axis_a=\"1 0 0\" axis_b=\"0 1 0\" local_ref_b=\"0 0 3\"/>\n"
+	    "  <body name=\"a\" position=\"0 0 1\"/>\n"
+	    "  <body name=\"b\" type=\"dynamic\" position=\"0.5 0 0.5\" rotation_axis_angle=\"1 1 0 0.4\">\n"
+	    "    <sphere radius=\"0.1\"/></body>\n"
+	    "  <body name=\"c\" type=\"dynamic\" position=\"1 0 0\" rotation=\"0.5 0.5 0.5 0.5\">\n"
+	    "    <sphere radius=\"0.1\"/></body>\n"
+	    "</ibdyn>\n";
+	ibWorldId w = loadOk(xml, "world form", NULL);
+	ibBodyId a = ibWorld_FindBody(w, "a"), b = ibWorld_FindBody(w, "b"), c = ibWorld_FindBody(w, "c");
+	ibJointId j[2];
+	assert_int_equal(ibWorld_GetJoints(w, j, 2), 2);
+	ibJointDef got, want = ibDefaultJointDef(IB_JOINT_HINGE);
+	want.bodyA = a;
+	want.bodyB = b;
+	assert_int_equal(ibJointDef_SetWorldFrame(&want, ibV3(0.5, 0.25, 1), ibV3(0, 2, 1)), IB_OK);
+	assert_int_equal(ibJoint_GetDef(j[0], &got), IB_OK);
+	assert_string_equal(got.name, "h");
+	SAME(got.localAnchorA, want.localAnchorA, "hinge anchor A");
+	SAME(got.localAnchorB, want.localAnchorB, "hinge anchor B");
+	SAME(got.localAxisA, ibNormalize(want.localAxisA), "hinge axis A");
+	SAME(got.localAxisB, ibNormalize(want.localAxisB), "hinge axis B");
+	SAME(got.localRefA, ibNormalize(want.localRefA), "hinge ref A");
+	ibJointDef u = ibDefaultJointDef(IB_JOINT_UNIVERSAL);
+	u.bodyA = b;
+	u.bodyB = c;
+	assert_int_equal(ibJointDef_SetWorldAnchors(&u, ibV3(1, 0, 1), ibV3(1, 0, 1.5)), IB_OK);
+	assert_int_equal(ibJointDef_SetWorldAxes(&u, ibV3(1, 0, 0), ibV3(0, 1, 0)), IB_OK);
+	assert_int_equal(ibJoint_GetDef(j[1], &got), IB_OK);
+	assert_true(got.name == NULL || got.name[0] == '\0');
+	SAME(got.localAnchorB, u.localAnchorB, "universal anchor B");
+	SAME(got.localAxisB, ibNormalize(u.localAxisB), "universal axis B");
+	SAME(got.localRefA, ibNormalize(u.localRefA), "universal ref A (derived)");
+	SAME(got.localRefB, ibV3(0, 0, 1), "universal ref B (given)");
+	assert_true(fabs(got.referenceAngle - IB_PI / 2) < 1e-12); /* from the poses */
+	assertRoundTrip(w, NULL, "world form");
+	ibDestroyWorld(w);
+}
+
+/* Unnamed bodies that joints use are written as "body<i>" (or "body<i>_<k>" if a body already has
+ * that name); the world itself is not changed; unnamed bodies without joints stay unnamed. */
+static void test_joint_auto_body_names(void** state)
+{
+	(void)state;
+	ibWorldDef wd = ibDefaultWorldDef();
+	ibWorldId w = ibCreateWorld(&wd);
+	ibBodyId b0 = addBox(w, NULL, IB_BODY_STATIC, IB_VEC3_ZERO, IB_QUAT_IDENTITY, IB_VEC3_ZERO);
+	ibBodyId b1 = addBox(w, NULL, IB_BODY_DYNAMIC, ibV3(0, 0, -1), IB_QUAT_IDENTITY, IB_VEC3_ZERO);
+	addBox(w, "body1", IB_BODY_DYNAMIC, ibV3(5, 0, 0), IB_QUAT_IDENTITY, IB_VEC3_ZERO);
+	addBox(w, NULL, IB_BODY_DYNAMIC, ibV3(7, 0, 0), IB_QUAT_IDENTITY, IB_VEC3_ZERO); /* no joint */
+	ibJointDef d = ibDefaultJointDef(IB_JOINT_BALL);
+	d.bodyA = b0;
+	d.bodyB = b1;
+	assert_int_equal(ibJointDef_SetWorldAnchors(&d, IB_VEC3_ZERO, IB_VEC3_ZERO), IB_OK);
+	addJoint(w, &d);
+	char* xml = saveOk(w, NULL);
+	assert_non_null(strstr(xml, "<body name=\"body0\" type=\"static\""));
+	assert_non_null(strstr(xml, "<body name=\"body1_1\" type=\"dynamic\""));
+	assert_non_null(strstr(xml, "<body name=\"body1\" type=\"dynamic\""));
+	assert_non_null(strstr(xml, "body_a=\"body0\" body_b=\"body1_1\""));
+	assert_string_equal(ibBody_GetName(b0), ""); /* the world is unchanged */
+	assert_string_equal(ibBody_GetName(b1), "");
+	ibWorldId w2 = loadOk(xml, "auto names", NULL);
+	ibBodyId ids[4];
+	assert_int_equal(ibWorld_GetBodies(w2, ids, 4), 4);
+	assert_string_equal(ibBody_GetName(ids[0]), "body0");
+	assert_string_equal(ibBody_GetName(ids[1]), "body1_1");
+	assert_string_equal(ibBody_GetName(ids[3]), "");
+	compareJoints(w, w2);
+	char* again = saveOk(w2, NULL);
+	assert_string_equal(xml, again); /* the names are stable from then on */
+	free(again);
+	free(xml);
+	ibDestroyWorld(w2);
+	ibDestroyWorld(w);
+}
+
+/* A motor with an unlimited (infinite) force cannot be written: numbers in files are finite. */
+static void test_joint_save_rejects_infinite_motor(void** state)
+{
+	(void)state;
+	ibWorldDef wd = ibDefaultWorldDef();
+	ibWorldId w = ibCreateWorld(&wd);
+	ibBodyId a = addBox(w, "a", IB_BODY_STATIC, IB_VEC3_ZERO, IB_QUAT_IDENTITY, IB_VEC3_ZERO);
+	ibBodyId b = addBox(w, "b", IB_BODY_DYNAMIC, ibV3(1, 0, 0), IB_QUAT_IDENTITY, IB_VEC3_ZERO);
+	ibJointDef d = ibDefaultJointDef(IB_JOINT_HINGE);
+	d.bodyA = a;
+	d.bodyB = b;
+	d.name = "servo";
+	d.motor.mode = IB_MOTOR_VELOCITY;
+	d.motor.gain = 1.0;
+	d.motor.maxForce = INFINITY;
+	addJoint(w, &d);
+	char err[ERR_SIZE];
+	char* xml = NULL;
+	assert_int_equal(ibSaveSceneToMemory(w, NULL, &xml, err, sizeof err), IB_ERR_INVALID_ARGUMENT);
+	assert_null(xml);
+	assert_non_null(strstr(err, "joint 0 'servo' has a non-finite value in 'max_force'"));
+	ibDestroyWorld(w);
+}
+
+/* The example joint scenes behave: the pendulum swings with the right period, the servo arm follows
+ * its schedule, the spring oscillates about its equilibrium. */
+static void test_joint_example_scenes(void** state)
+{
+	(void)state;
+	char err[ERR_SIZE];
+	ibWorldId w;
+	ibSceneSettings s;
+	assert_int_equal(ibLoadScene(SCENES_DIR "/pendulum.xml", NULL, &w, &s, err, sizeof err), IB_OK);
+	ibBodyId rod = ibWorld_FindBody(w, "rod");
+	double lastX = ibBody_GetWorldCenterOfMass(rod).x, firstCrossing = -1.0, secondCrossing = -1.0;
+	for (int i = 0; i < 300; ++i) {
+		assert_int_equal(ibWorld_Step(w, s.timeStep), IB_OK);
+		double xNow = ibBody_GetWorldCenterOfMass(rod).x;
+		if (lastX < 0.0 && xNow >= 0.0 && firstCrossing < 0.0)
+			firstCrossing = ibWorld_GetTime(w);
+		else if (lastX < 0.0 && xNow >= 0.0 && firstCrossing > 0.0 && secondCrossing < 0.0)
+			secondCrossing = ibWorld_GetTime(w);
+		lastX = xNow;
+		assert_true(ibWorld_GetStepStats(w).maxPositionError <= 1e-6);
+	}
+	assert_true(secondCrossing > 0.0);
+	assert_true(fabs(secondCrossing - firstCrossing - 1.753) < 0.03); /* one period at 60 degrees */
+	ibDestroyWorld(w);
+
+	assert_int_equal(ibLoadScene(SCENES_DIR "/servo_arm.xml", NULL, &w, &s, err, sizeof err), IB_OK);
+	ibJointId servo;
+	assert_int_equal(ibWorld_GetJoints(w, &servo, 1), 1);
+	for (int i = 0; i < 280; ++i) ibWorld_Step(w, s.timeStep);
+	assert_true(fabs(ibJoint_GetMotorValue(servo) - IB_PI / 2) < 0.1); /* holding 90 degrees at t = 2.8 s */
+	for (int i = 0; i < 320; ++i) ibWorld_Step(w, s.timeStep);
+	assert_true(fabs(ibJoint_GetMotorValue(servo) + IB_PI / 2) < 0.1); /* -90 degrees at t = 6 s */
+	ibDestroyWorld(w);
+
+	assert_int_equal(ibLoadScene(SCENES_DIR "/spring_mass.xml", NULL, &w, &s, err, sizeof err), IB_OK);
+	ibBodyId ball = ibWorld_FindBody(w, "ball");
+	double zmin = 10.0, zmax = -10.0;
+	for (int i = 0; i < 628; ++i) { /* one period */
+		ibWorld_Step(w, s.timeStep);
+		double z = ibBody_GetWorldCenterOfMass(ball).z;
+		zmin = fmin(zmin, z);
+		zmax = fmax(zmax, z);
+	}
+	double equilibrium = 2.0 - 0.5 - 9.81 / 100.0;
+	assert_true(fabs(0.5 * (zmin + zmax) - equilibrium) < 0.01);
+	assert_true(fabs(0.5 * (zmax - zmin) - 0.3) < 0.02);
 	ibDestroyWorld(w);
 }
 
@@ -791,6 +1247,12 @@ int main(void)
 	    cmocka_unit_test(test_example_scenes_load),
 	    cmocka_unit_test(test_example_scenes_round_trip),
 	    cmocka_unit_test(test_code_world_round_trip),
+	    cmocka_unit_test(test_joint_world_round_trip),
+	    cmocka_unit_test(test_joint_unit_vectors_exact),
+	    cmocka_unit_test(test_joint_world_form),
+	    cmocka_unit_test(test_joint_auto_body_names),
+	    cmocka_unit_test(test_joint_save_rejects_infinite_motor),
+	    cmocka_unit_test(test_joint_example_scenes),
 	    cmocka_unit_test(test_bad_corpus),
 	    cmocka_unit_test(test_io_errors),
 	    cmocka_unit_test(test_save_rejects_unloadable_worlds),

@@ -29,6 +29,7 @@ void* ib_realloc(ibWorld* w, void* p, size_t oldSize, size_t newSize)
 void ib_free(ibWorld* w, void* p, size_t size)
 {
 	if (!p) return;
+	if (size == 0) size = 1; /* as ib_alloc */
 	if (w->allocator.free) {
 		w->allocator.free(p, size, w->allocator.ctx);
 		return;

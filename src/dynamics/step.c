@@ -59,7 +59,7 @@ static void advance(ibWorld* w, double h, int depth)
 {
 	/* no subdivision under an impulse bound: halves would each get the full bound (§3.3.3) */
 	bool snap = depth < w->solver.maxStepSubdivisions && w->solver.maxCorrectionImpulse <= 0.0 &&
-	            ensure_snapshots(w, depth + 1);
+	            ib_joints_warm_count(w) > 0 && ensure_snapshots(w, depth + 1);
 	ibRigidState* sb = snap ? w->snapBodies + (size_t)depth * (size_t)w->snapBodyCapacity : NULL;
 	ibVec3* sw = snap ? w->snapWarm + (size_t)depth * (size_t)w->snapWarmCapacity : NULL;
 	if (snap) {

@@ -29,7 +29,12 @@ double ib_joints_spring_energy(ibWorld* w)
 	return e;
 }
 
-int32_t ib_joints_warm_count(ibWorld* w) { return w->joints ? 2 * w->joints->basicCount : 0; }
+int32_t ib_joints_warm_count(ibWorld* w)
+{
+	/* the basic list must be current before a snapshot is sized and taken */
+	if (!w->joints || !ib_joints_rebuild_basics(w)) return 0;
+	return 2 * w->joints->basicCount;
+}
 
 void ib_joints_warm_save(ibWorld* w, ibVec3* out)
 {

@@ -243,6 +243,13 @@ static bool parseValue(const attrCtx* a, const ibSceneAttr* spec, const char* te
 	}
 	case IB_ATTR_ENUM:
 		return enumValue(a, text, spec->values, (int*)dst);
+	case IB_ATTR_BOOL: {
+		static const ibSceneEnum booleans[] = {{"false", 0}, {"true", 1}, {NULL, 0}};
+		int v = 0;
+		if (!enumValue(a, text, booleans, &v)) return false;
+		*(bool*)dst = v != 0;
+		return true;
+	}
 	case IB_ATTR_STRING:
 		if (text[0] == '\0') {
 			ibScene_NodeError(a->e, a->node, "attribute '%s' of <%s> must not be empty", a->name,

@@ -20,6 +20,7 @@ typedef enum ibSceneAttrKind {
 	IB_ATTR_AXIS_ANGLE, /**< ibQuat from "ax ay az angle": non-zero axis (normalised here), angle in rad */
 	IB_ATTR_INT,        /**< int: a decimal integer */
 	IB_ATTR_ENUM,       /**< int: one of the names in values */
+	IB_ATTR_BOOL,       /**< bool: "true" or "false" */
 	IB_ATTR_STRING,     /**< const char*: non-empty text, points into the document */
 	IB_ATTR_REAL_LIST,  /**< ibSceneRealList: a positive multiple of count numbers (malloc'd) */
 	IB_ATTR_INT_LIST,   /**< ibSceneIntList: a positive multiple of count integers (malloc'd) */

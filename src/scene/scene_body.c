@@ -254,6 +254,18 @@ static bool registerName(ibSceneLoader* L, const xmlNode* node, const char* name
 	return true;
 }
 
+/* The handle of a named body, for the joints that refer to it. */
+static bool rememberBody(ibSceneLoader* L, const xmlNode* node, const char* name, ibBodyId body)
+{
+	ibBodyId* id = malloc(sizeof *id);
+	if (id == NULL || (*id = body, xmlHashAddEntry(L->bodyIds, (const xmlChar*)name, id) != 0)) {
+		free(id);
+		ibScene_Fail(L->err, IB_ERR_OUT_OF_MEMORY, ibScene_Line(node), "out of memory");
+		return false;
+	}
+	return true;
+}
+
 /* Shapes in document order, then the <mass> override, then the pose and velocities again: adding
  * mass moves the centre of mass and the principal frame (each time rounding the body frame's pose
  * a little), and the file gives the final pose and centre-of-mass velocity. */
@@ -315,5 +327,6 @@ bool ibScene_ReadBody(ibSceneLoader* L, const xmlNode* node)
 		ibScene_NodeError(L->err, node, "cannot create <body>: %s", ibWorld_GetLastError(L->world));
 		return false;
 	}
+	if (a.name != NULL && !rememberBody(L, node, a.name, body)) return false;
 	return readBodyContent(L, node, body, &a.def);
 }

@@ -12,6 +12,23 @@ const ibSceneEnum ibScene_BodyTypes[] = {
     {"static", IB_BODY_STATIC}, {"kinematic", IB_BODY_KINEMATIC}, {"dynamic", IB_BODY_DYNAMIC}, {NULL, 0}};
 const ibSceneEnum ibScene_Integrators[] = {
     {"rk4", IB_INTEGRATOR_RK4}, {"cash-karp", IB_INTEGRATOR_CASH_KARP}, {NULL, 0}};
+const ibSceneEnum ibScene_Solvers[] = {
+    {"auto", IB_SOLVER_AUTO}, {"iterative", IB_SOLVER_ITERATIVE}, {"lgs", IB_SOLVER_LGS}, {NULL, 0}};
+const ibSceneEnum ibScene_JointTypes[] = {{"ball", IB_JOINT_BALL},
+                                          {"line", IB_JOINT_LINE},
+                                          {"plane", IB_JOINT_PLANE},
+                                          {"rotation_lock", IB_JOINT_ROTATION_LOCK},
+                                          {"axis_align", IB_JOINT_AXIS_ALIGN},
+                                          {"double_rotation", IB_JOINT_DOUBLE_ROTATION},
+                                          {"hinge", IB_JOINT_HINGE},
+                                          {"cylindrical", IB_JOINT_CYLINDRICAL},
+                                          {"slider", IB_JOINT_SLIDER},
+                                          {"universal", IB_JOINT_UNIVERSAL},
+                                          {"fixed", IB_JOINT_FIXED},
+                                          {"spring", IB_JOINT_SPRING},
+                                          {"velocity", IB_JOINT_VELOCITY},
+                                          {NULL, 0}};
+const ibSceneEnum ibScene_MotorModes[] = {{"position", IB_MOTOR_POSITION}, {"velocity", IB_MOTOR_VELOCITY}, {NULL, 0}};
 
 const char* ibScene_EnumName(const ibSceneEnum* table, int value)
 {

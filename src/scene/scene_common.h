@@ -55,6 +55,12 @@ typedef struct ibSceneEnum {
 extern const ibSceneEnum ibScene_BodyTypes[];
 /** Integrators: rk4, cash-karp (terminated by {NULL, 0}). */
 extern const ibSceneEnum ibScene_Integrators[];
+/** Joint solver methods: auto, iterative, lgs (terminated by {NULL, 0}). */
+extern const ibSceneEnum ibScene_Solvers[];
+/** Joint types: ball, line, ..., velocity (terminated by {NULL, 0}). */
+extern const ibSceneEnum ibScene_JointTypes[];
+/** Motor modes of <motor>: position, velocity (terminated by {NULL, 0}; "off" is not a file value). */
+extern const ibSceneEnum ibScene_MotorModes[];
 /** Name of value in table (NULL if not present). */
 const char* ibScene_EnumName(const ibSceneEnum* table, int value);
 

@@ -1,5 +1,5 @@
-/* ibdyn_scene internals: state of one scene load, shared by the document reader (scene_read.c)
- * and the body/shape reader (scene_body.c). Not installed. */
+/* ibdyn_scene internals: state of one scene load, shared by the document reader (scene_read.c),
+ * the body/shape reader (scene_body.c) and the joint reader (scene_joint.c). Not installed. */
 #ifndef IBDYN_SCENE_LOAD_H
 #define IBDYN_SCENE_LOAD_H
 
@@ -23,6 +23,7 @@ typedef struct ibSceneLoader {
 	const xmlNode* worldNode; /**< the <world> element (NULL if absent) */
 	xmlHashTable* materials;  /**< name -> ibSceneMaterial* (malloc'd) */
 	xmlHashTable* bodyNames;  /**< name -> line of the body (as a pointer) */
+	xmlHashTable* bodyIds;    /**< name -> ibBodyId* (malloc'd) of every named body created */
 	ibWorldId world;          /**< world being built (null before the bodies pass) */
 } ibSceneLoader;
 
@@ -39,5 +40,7 @@ void ibScene_BadElement(ibSceneErr* e, const xmlNode* parent, const xmlNode* chi
 bool ibScene_CheckContent(ibSceneErr* e, const xmlNode* parent, bool elementsAllowed);
 /** Read one <body> with its shapes and optional <mass> into L->world. */
 bool ibScene_ReadBody(ibSceneLoader* L, const xmlNode* node);
+/** Read one <joint> with its optional <motor> into L->world (after all bodies exist). */
+bool ibScene_ReadJoint(ibSceneLoader* L, const xmlNode* node);
 
 #endif

@@ -1,5 +1,6 @@
 /* ibdyn_scene loader: the entry points, document structure, <ibdyn>, <world>, <run>, <material>.
- * Bytes become a document in scene_xml.c; bodies and shapes are read in scene_body.c. Everything
+ * Bytes become a document in scene_xml.c; bodies and shapes are read in scene_body.c, joints in
+ * scene_joint.c. Everything
  * is built through the public API; on any error the partial world is destroyed (all-or-nothing).
  * Format: docs/scene-format.md. */
 #define _POSIX_C_SOURCE 200809L
@@ -14,8 +15,8 @@ ibSceneSettings ibDefaultSceneSettings(void) { return (ibSceneSettings){0.01, 10
 
 /* ---------------------------------------------------------------- document structure */
 
-static const char* const knownElements[] = {"ibdyn", "world",   "run",      "material", "body", "sphere",
-                                            "box",   "capsule", "cylinder", "mesh",     "mass"};
+static const char* const knownElements[] = {"ibdyn",   "world",    "run",  "material", "body",  "sphere", "box",
+                                            "capsule", "cylinder", "mesh", "mass",     "joint", "motor",  "point"};
 
 bool ibScene_IsElement(const xmlNode* node, const char* name)
 {
@@ -82,6 +83,7 @@ typedef struct worldAttrs {
 	ibVec3 gravity;
 	ibSolverSettings solver;
 	int integrator;
+	int method;
 } worldAttrs;
 
 /* clang-format off */
@@ -97,17 +99,20 @@ static const ibSceneAttr worldAttrTable[] = {
 	WORLD_ATTR("max_position_iterations", IB_ATTR_INT, solver.maxPositionIterations),
 	WORLD_ATTR("max_velocity_iterations", IB_ATTR_INT, solver.maxVelocityIterations),
 	WORLD_ATTR("max_correction_impulse", IB_ATTR_REAL, solver.maxCorrectionImpulse),
+	{.name = "solver", .kind = IB_ATTR_ENUM, .offset = offsetof(worldAttrs, method), .values = ibScene_Solvers},
+	WORLD_ATTR("warm_start", IB_ATTR_BOOL, solver.warmStart),
 };
 /* clang-format on */
 
 static bool readWorld(ibSceneLoader* L, const xmlNode* node)
 {
-	worldAttrs a = {L->def.gravity, L->def.solver, (int)L->def.solver.integrator};
+	worldAttrs a = {L->def.gravity, L->def.solver, (int)L->def.solver.integrator, (int)L->def.solver.method};
 	ibSceneAttrSet set = {worldAttrTable, (int)(sizeof worldAttrTable / sizeof worldAttrTable[0]), &a, NULL};
 	if (!ibScene_CheckContent(L->err, node, false) || !ibScene_ReadAttributes(L->err, node, &set, 1)) return false;
 	L->def.gravity = a.gravity;
 	L->def.solver = a.solver;
 	L->def.solver.integrator = (ibIntegrator)a.integrator;
+	L->def.solver.method = (ibJointSolver)a.method;
 	L->worldNode = node;
 	return true;
 }
@@ -151,7 +156,8 @@ static const ibSceneAttr materialAttrTable[] = {
 };
 /* clang-format on */
 
-static void freeMaterial(void* payload, const xmlChar* name)
+/* Frees a malloc'd hash payload (materials and body handles). */
+static void freePayload(void* payload, const xmlChar* name)
 {
 	(void)name;
 	free(payload);
@@ -191,8 +197,9 @@ static bool readMaterial(ibSceneLoader* L, const xmlNode* node)
 /* ---------------------------------------------------------------- the document */
 
 /* Children of <ibdyn>, read in passes: settings and materials first, then the world is created and
- * the bodies added in document order (a later joints pass can then refer to bodies by name). */
-enum { PASS_SETTINGS, PASS_BODIES, PASS_COUNT };
+ * the bodies added in document order, then the joints in document order (so a joint may appear
+ * anywhere and refers to any body by name). */
+enum { PASS_SETTINGS, PASS_BODIES, PASS_JOINTS, PASS_COUNT };
 
 typedef struct rootElement {
 	const char* name;
@@ -202,10 +209,9 @@ typedef struct rootElement {
 } rootElement;
 
 static const rootElement rootElements[] = {
-    {"world", PASS_SETTINGS, true, readWorld},
-    {"run", PASS_SETTINGS, true, readRun},
-    {"material", PASS_SETTINGS, false, readMaterial},
-    {"body", PASS_BODIES, false, ibScene_ReadBody},
+    {"world", PASS_SETTINGS, true, readWorld},        {"run", PASS_SETTINGS, true, readRun},
+    {"material", PASS_SETTINGS, false, readMaterial}, {"body", PASS_BODIES, false, ibScene_ReadBody},
+    {"joint", PASS_JOINTS, false, ibScene_ReadJoint},
 };
 enum { ROOT_ELEMENT_COUNT = sizeof rootElements / sizeof rootElements[0] };
 
@@ -278,7 +284,8 @@ static bool readDocument(ibSceneLoader* L, xmlDoc* doc)
 	}
 	L->materials = xmlHashCreate(16);
 	L->bodyNames = xmlHashCreate(16);
-	if (L->materials == NULL || L->bodyNames == NULL) {
+	L->bodyIds = xmlHashCreate(16);
+	if (L->materials == NULL || L->bodyNames == NULL || L->bodyIds == NULL) {
 		ibScene_Fail(L->err, IB_ERR_OUT_OF_MEMORY, 0, "out of memory");
 		return false;
 	}
@@ -303,8 +310,9 @@ static ibResult loadXml(ibSceneErr* e, const char* xml, size_t length, const ibW
 	L.def.solver = defaults.solver;
 	bool ok = readDocument(&L, doc);
 	ibScene_LeaveCLocale(&locale);
-	if (L.materials != NULL) xmlHashFree(L.materials, freeMaterial);
+	if (L.materials != NULL) xmlHashFree(L.materials, freePayload);
 	if (L.bodyNames != NULL) xmlHashFree(L.bodyNames, NULL);
+	if (L.bodyIds != NULL) xmlHashFree(L.bodyIds, freePayload);
 	xmlFreeDoc(doc);
 	if (!ok) {
 		if (!IB_IS_NULL(L.world)) ibDestroyWorld(L.world);

@@ -1,10 +1,10 @@
 /* ibdyn_scene writer: any world, read through the public getters, as a scene file that loads back
- * into the same world. Every value is written explicitly; each number with the fewest significant
- * digits (15, 16 or 17) that strtod maps back to the very same double, so load -> save -> load is
- * exact. Text is escaped so that attribute-value normalisation cannot alter it. */
+ * into the same world (joints: scene_write_joint.c). Every value is written explicitly; each number with the fewest
+ * significant digits (15, 16 or 17) that strtod maps back to the very same double, so load -> save -> load is exact.
+ * Text is escaped so that attribute-value normalisation cannot alter it. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "scene_common.h"
+#include "scene_write.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -14,15 +14,7 @@
 
 #include <libxml/hash.h>
 
-typedef struct sceneWriter {
-	char* buf;
-	size_t len, cap;
-	bool outOfMemory;
-	const char* nonFinite; /* first attribute of the current element with a non-finite value */
-	const char* badText;   /* first attribute whose text cannot be represented in XML */
-} sceneWriter;
-
-static void put(sceneWriter* w, const char* s, size_t n)
+static void put(ibSceneWriter* w, const char* s, size_t n)
 {
 	if (w->outOfMemory) return;
 	if (w->len + n + 1 > w->cap) {
@@ -41,20 +33,20 @@ static void put(sceneWriter* w, const char* s, size_t n)
 	w->buf[w->len] = '\0';
 }
 
-static void puts_(sceneWriter* w, const char* s) { put(w, s, strlen(s)); }
+void ibSceneW_Puts(ibSceneWriter* w, const char* s) { put(w, s, strlen(s)); }
 
 /* Shortest of %.15g, %.16g, %.17g that reads back bit for bit (%.17g always does). */
-static void putNumber(sceneWriter* w, double v)
+static void putNumber(ibSceneWriter* w, double v)
 {
 	char s[40];
 	for (int digits = 15; digits <= 17; ++digits) {
 		snprintf(s, sizeof s, "%.*g", digits, v);
 		if (digits == 17 || strtod(s, NULL) == v) break;
 	}
-	puts_(w, s);
+	ibSceneW_Puts(w, s);
 }
 
-static void putNumbers(sceneWriter* w, const char* name, const double* v, int n)
+static void putNumbers(ibSceneWriter* w, const char* name, const double* v, int n)
 {
 	for (int i = 0; i < n; ++i) {
 		if (!isfinite(v[i]) && w->nonFinite == NULL) w->nonFinite = name;
@@ -63,34 +55,34 @@ static void putNumbers(sceneWriter* w, const char* name, const double* v, int n)
 	}
 }
 
-static void attrReals(sceneWriter* w, const char* name, const double* v, int n)
+void ibSceneW_AttrReals(ibSceneWriter* w, const char* name, const double* v, int n)
 {
 	put(w, " ", 1);
-	puts_(w, name);
+	ibSceneW_Puts(w, name);
 	put(w, "=\"", 2);
 	putNumbers(w, name, v, n);
 	put(w, "\"", 1);
 }
 
-static void attrReal(sceneWriter* w, const char* name, double v) { attrReals(w, name, &v, 1); }
+void ibSceneW_AttrReal(ibSceneWriter* w, const char* name, double v) { ibSceneW_AttrReals(w, name, &v, 1); }
 
-static void attrVec3(sceneWriter* w, const char* name, ibVec3 v)
+void ibSceneW_AttrVec3(ibSceneWriter* w, const char* name, ibVec3 v)
 {
 	double a[3] = {v.x, v.y, v.z};
-	attrReals(w, name, a, 3);
+	ibSceneW_AttrReals(w, name, a, 3);
 }
 
-static void attrQuat(sceneWriter* w, const char* name, ibQuat q)
+void ibSceneW_AttrQuat(ibSceneWriter* w, const char* name, ibQuat q)
 {
 	double a[4] = {q.w, q.x, q.y, q.z};
-	attrReals(w, name, a, 4);
+	ibSceneW_AttrReals(w, name, a, 4);
 }
 
-static void attrInt(sceneWriter* w, const char* name, int v)
+void ibSceneW_AttrInt(ibSceneWriter* w, const char* name, int v)
 {
 	char s[64];
 	snprintf(s, sizeof s, " %s=\"%d\"", name, v);
-	puts_(w, s);
+	ibSceneW_Puts(w, s);
 }
 
 /* Length of the UTF-8 sequence at s encoding a character allowed in XML 1.0 (0 if none). */
@@ -110,10 +102,10 @@ static size_t xmlCharLength(const unsigned char* s)
 	return n;
 }
 
-static void attrText(sceneWriter* w, const char* name, const char* text)
+void ibSceneW_AttrText(ibSceneWriter* w, const char* name, const char* text)
 {
 	put(w, " ", 1);
-	puts_(w, name);
+	ibSceneW_Puts(w, name);
 	put(w, "=\"", 2);
 	const unsigned char* s = (const unsigned char*)text;
 	while (*s) {
@@ -124,25 +116,25 @@ static void attrText(sceneWriter* w, const char* name, const char* text)
 		}
 		switch (*s) {
 		case '&':
-			puts_(w, "&amp;");
+			ibSceneW_Puts(w, "&amp;");
 			break;
 		case '<':
-			puts_(w, "&lt;");
+			ibSceneW_Puts(w, "&lt;");
 			break;
 		case '>':
-			puts_(w, "&gt;");
+			ibSceneW_Puts(w, "&gt;");
 			break;
 		case '"':
-			puts_(w, "&quot;");
+			ibSceneW_Puts(w, "&quot;");
 			break;
 		case '\t':
-			puts_(w, "&#9;");
+			ibSceneW_Puts(w, "&#9;");
 			break;
 		case '\n':
-			puts_(w, "&#10;");
+			ibSceneW_Puts(w, "&#10;");
 			break;
 		case '\r':
-			puts_(w, "&#13;");
+			ibSceneW_Puts(w, "&#13;");
 			break;
 		default:
 			put(w, (const char*)s, n);
@@ -155,65 +147,68 @@ static void attrText(sceneWriter* w, const char* name, const char* text)
 
 /* ---------------------------------------------------------------- elements */
 
-static void writeWorld(sceneWriter* w, ibWorldId world)
+static void writeWorld(ibSceneWriter* w, ibWorldId world)
 {
 	ibSolverSettings s = ibWorld_GetSolverSettings(world);
 	const char* integrator = ibScene_EnumName(ibScene_Integrators, (int)s.integrator);
-	puts_(w, "  <world");
-	attrVec3(w, "gravity", ibWorld_GetGravity(world));
-	attrText(w, "integrator", integrator != NULL ? integrator : "?");
-	attrReal(w, "integrator_tolerance", s.integratorTolerance);
-	attrInt(w, "integrator_max_substeps", s.integratorMaxSubsteps);
-	attrReal(w, "position_tolerance", s.positionTolerance);
-	attrReal(w, "angular_tolerance", s.angularTolerance);
-	attrReal(w, "velocity_tolerance", s.velocityTolerance);
-	attrInt(w, "max_position_iterations", s.maxPositionIterations);
-	attrInt(w, "max_velocity_iterations", s.maxVelocityIterations);
-	attrReal(w, "max_correction_impulse", s.maxCorrectionImpulse);
-	puts_(w, "/>\n");
+	ibSceneW_Puts(w, "  <world");
+	ibSceneW_AttrVec3(w, "gravity", ibWorld_GetGravity(world));
+	ibSceneW_AttrText(w, "integrator", integrator != NULL ? integrator : "?");
+	ibSceneW_AttrReal(w, "integrator_tolerance", s.integratorTolerance);
+	ibSceneW_AttrInt(w, "integrator_max_substeps", s.integratorMaxSubsteps);
+	ibSceneW_AttrReal(w, "position_tolerance", s.positionTolerance);
+	ibSceneW_AttrReal(w, "angular_tolerance", s.angularTolerance);
+	ibSceneW_AttrReal(w, "velocity_tolerance", s.velocityTolerance);
+	ibSceneW_AttrInt(w, "max_position_iterations", s.maxPositionIterations);
+	ibSceneW_AttrInt(w, "max_velocity_iterations", s.maxVelocityIterations);
+	ibSceneW_AttrReal(w, "max_correction_impulse", s.maxCorrectionImpulse);
+	const char* method = ibScene_EnumName(ibScene_Solvers, (int)s.method);
+	ibSceneW_AttrText(w, "solver", method != NULL ? method : "?");
+	ibSceneW_AttrText(w, "warm_start", s.warmStart ? "true" : "false");
+	ibSceneW_Puts(w, "/>\n");
 }
 
-static void writeMeshGeometry(sceneWriter* w, ibMesh m)
+static void writeMeshGeometry(ibSceneWriter* w, ibMesh m)
 {
-	puts_(w, " vertices=\"");
+	ibSceneW_Puts(w, " vertices=\"");
 	for (int i = 0; i < m.vertexCount; ++i) {
 		double v[3] = {m.vertices[i].x, m.vertices[i].y, m.vertices[i].z};
 		if (i > 0) put(w, "  ", 2); /* two spaces between vertices */
 		putNumbers(w, "vertices", v, 3);
 	}
-	puts_(w, "\" triangles=\"");
+	ibSceneW_Puts(w, "\" triangles=\"");
 	for (int i = 0; i < 3 * m.triangleCount; ++i) {
 		char s[24];
 		snprintf(s, sizeof s, "  %d", m.indices[i]); /* two spaces between triangles */
-		puts_(w, i == 0 ? s + 2 : i % 3 == 0 ? s : s + 1);
+		ibSceneW_Puts(w, i == 0 ? s + 2 : i % 3 == 0 ? s : s + 1);
 	}
 	put(w, "\"", 1);
 }
 
-static bool writeShape(sceneWriter* w, ibShapeId shape)
+static bool writeShape(ibSceneWriter* w, ibShapeId shape)
 {
 	static const char* const names[IB_SHAPE_TYPE_COUNT] = {"sphere", "box", "capsule", "cylinder", "mesh"};
 	ibShapeType type = ibShape_GetType(shape);
 	if ((int)type < 0 || type >= IB_SHAPE_TYPE_COUNT) return false;
-	puts_(w, "    <");
-	puts_(w, names[type]);
+	ibSceneW_Puts(w, "    <");
+	ibSceneW_Puts(w, names[type]);
 	switch (type) {
 	case IB_SHAPE_SPHERE:
-		attrReal(w, "radius", ibShape_GetSphere(shape).radius);
+		ibSceneW_AttrReal(w, "radius", ibShape_GetSphere(shape).radius);
 		break;
 	case IB_SHAPE_BOX:
-		attrVec3(w, "half_extents", ibShape_GetBox(shape).halfExtents);
+		ibSceneW_AttrVec3(w, "half_extents", ibShape_GetBox(shape).halfExtents);
 		break;
 	case IB_SHAPE_CAPSULE: {
 		ibCapsule c = ibShape_GetCapsule(shape);
-		attrReal(w, "radius", c.radius);
-		attrReal(w, "half_length", c.halfLength);
+		ibSceneW_AttrReal(w, "radius", c.radius);
+		ibSceneW_AttrReal(w, "half_length", c.halfLength);
 		break;
 	}
 	case IB_SHAPE_CYLINDER: {
 		ibCylinder c = ibShape_GetCylinder(shape);
-		attrReal(w, "radius", c.radius);
-		attrReal(w, "half_length", c.halfLength);
+		ibSceneW_AttrReal(w, "radius", c.radius);
+		ibSceneW_AttrReal(w, "half_length", c.halfLength);
 		break;
 	}
 	case IB_SHAPE_MESH:
@@ -222,55 +217,54 @@ static bool writeShape(sceneWriter* w, ibShapeId shape)
 	case IB_SHAPE_TYPE_COUNT:
 		break;
 	}
-	attrVec3(w, "position", ibShape_GetLocalPosition(shape));
-	attrQuat(w, "rotation", ibShape_GetLocalRotation(shape));
-	attrReal(w, "density", ibShape_GetDensity(shape));
+	ibSceneW_AttrVec3(w, "position", ibShape_GetLocalPosition(shape));
+	ibSceneW_AttrQuat(w, "rotation", ibShape_GetLocalRotation(shape));
+	ibSceneW_AttrReal(w, "density", ibShape_GetDensity(shape));
 	double mass = ibShape_GetExplicitMass(shape);
-	if (mass != 0.0) attrReal(w, "mass", mass);
+	if (mass != 0.0) ibSceneW_AttrReal(w, "mass", mass);
 	ibMaterial m = ibShape_GetMaterial(shape);
-	attrReal(w, "restitution", m.restitution);
-	attrReal(w, "static_friction", m.staticFriction);
-	attrReal(w, "dynamic_friction", m.dynamicFriction);
-	puts_(w, "/>\n");
+	ibSceneW_AttrReal(w, "restitution", m.restitution);
+	ibSceneW_AttrReal(w, "static_friction", m.staticFriction);
+	ibSceneW_AttrReal(w, "dynamic_friction", m.dynamicFriction);
+	ibSceneW_Puts(w, "/>\n");
 	return true;
 }
 
-static void writeMass(sceneWriter* w, ibBodyId body)
+static void writeMass(ibSceneWriter* w, ibBodyId body)
 {
 	ibMassData md = ibBody_GetMassData(body);
 	const ibMat3* I = &md.inertia;
 	double inertia[6] = {I->m[0][0], I->m[1][1], I->m[2][2], I->m[0][1], I->m[0][2], I->m[1][2]};
-	puts_(w, "    <mass");
-	attrReal(w, "value", md.mass);
-	attrVec3(w, "center", md.center);
-	attrReals(w, "inertia", inertia, 6);
-	puts_(w, "/>\n");
+	ibSceneW_Puts(w, "    <mass");
+	ibSceneW_AttrReal(w, "value", md.mass);
+	ibSceneW_AttrVec3(w, "center", md.center);
+	ibSceneW_AttrReals(w, "inertia", inertia, 6);
+	ibSceneW_Puts(w, "/>\n");
 }
 
-/* One <body>; returns false with *why set if it cannot be written. */
-static bool writeBody(sceneWriter* w, ibBodyId body, const char** why)
+/* One <body> under the given name ("" = none); returns false with *why set if it cannot be written. */
+static bool writeBody(ibSceneWriter* w, ibBodyId body, const char* name, const char** why)
 {
 	const char* type = ibScene_EnumName(ibScene_BodyTypes, (int)ibBody_GetType(body));
-	const char* name = ibBody_GetName(body);
 	double linear = 0.0, angular = 0.0;
 	ibBody_GetDamping(body, &linear, &angular);
-	puts_(w, "  <body");
-	if (name[0] != '\0') attrText(w, "name", name);
-	attrText(w, "type", type != NULL ? type : "?");
-	attrVec3(w, "position", ibBody_GetPosition(body));
-	attrQuat(w, "rotation", ibBody_GetRotation(body));
-	attrVec3(w, "linear_velocity", ibBody_GetLinearVelocity(body));
-	attrVec3(w, "angular_velocity", ibBody_GetAngularVelocity(body));
-	attrReal(w, "linear_damping", linear);
-	attrReal(w, "angular_damping", angular);
-	attrReal(w, "gravity_scale", ibBody_GetGravityScale(body));
+	ibSceneW_Puts(w, "  <body");
+	if (name[0] != '\0') ibSceneW_AttrText(w, "name", name);
+	ibSceneW_AttrText(w, "type", type != NULL ? type : "?");
+	ibSceneW_AttrVec3(w, "position", ibBody_GetPosition(body));
+	ibSceneW_AttrQuat(w, "rotation", ibBody_GetRotation(body));
+	ibSceneW_AttrVec3(w, "linear_velocity", ibBody_GetLinearVelocity(body));
+	ibSceneW_AttrVec3(w, "angular_velocity", ibBody_GetAngularVelocity(body));
+	ibSceneW_AttrReal(w, "linear_damping", linear);
+	ibSceneW_AttrReal(w, "angular_damping", angular);
+	ibSceneW_AttrReal(w, "gravity_scale", ibBody_GetGravityScale(body));
 	int count = ibBody_GetShapeCount(body);
 	bool override = ibBody_HasMassOverride(body);
 	if (count == 0 && !override) {
-		puts_(w, "/>\n");
+		ibSceneW_Puts(w, "/>\n");
 		return true;
 	}
-	puts_(w, ">\n");
+	ibSceneW_Puts(w, ">\n");
 	ibShapeId* shapes = count > 0 ? malloc((size_t)count * sizeof *shapes) : NULL;
 	if (count > 0 && shapes == NULL) {
 		w->outOfMemory = true;
@@ -285,33 +279,32 @@ static bool writeBody(sceneWriter* w, ibBodyId body, const char** why)
 		return false;
 	}
 	if (override) writeMass(w, body);
-	puts_(w, "  </body>\n");
+	ibSceneW_Puts(w, "  </body>\n");
 	return true;
 }
 
-static bool writeBodies(sceneWriter* w, ibWorldId world, ibSceneErr* e)
+/* Every body in creation order; autoNames[i] (may be NULL) is written for an unnamed body. */
+static bool writeBodies(ibSceneWriter* w, const ibBodyId* bodies, int count, char* const* autoNames, ibSceneErr* e)
 {
-	int count = ibWorld_GetBodyCount(world);
-	ibBodyId* bodies = count > 0 ? malloc((size_t)count * sizeof *bodies) : NULL;
 	xmlHashTable* names = xmlHashCreate(16);
-	bool ok = names != NULL && (count == 0 || bodies != NULL);
+	bool ok = names != NULL;
 	if (!ok) w->outOfMemory = true;
-	if (ok) count = ibWorld_GetBodies(world, bodies, count);
 	for (int i = 0; ok && i < count; ++i) {
 		const char* name = ibBody_GetName(bodies[i]);
+		const char* written = name[0] == '\0' && autoNames[i] != NULL ? autoNames[i] : name;
 		const char* why = NULL;
 		w->nonFinite = w->badText = NULL;
 		if (name[0] != '\0' && xmlHashLookup(names, (const xmlChar*)name) != NULL) {
 			why = "has the same name as an earlier body (scene files need unique names)";
-		} else if (name[0] != '\0' && xmlHashAddEntry(names, (const xmlChar*)name, bodies) != 0) {
+		} else if (name[0] != '\0' && xmlHashAddEntry(names, (const xmlChar*)name, (void*)&bodies[i]) != 0) {
 			w->outOfMemory = true;
 		} else {
-			bool written = writeBody(w, bodies[i], &why);
-			if (!written && why == NULL)
+			bool done = writeBody(w, bodies[i], written, &why);
+			if (!done && why == NULL)
 				why = "cannot be written";
-			else if (written && w->nonFinite != NULL)
+			else if (done && w->nonFinite != NULL)
 				why = "has a non-finite value";
-			else if (written && w->badText != NULL)
+			else if (done && w->badText != NULL)
 				why = "has a name that is not valid UTF-8 XML text";
 		}
 		if (w->outOfMemory) break;
@@ -329,11 +322,118 @@ static bool writeBodies(sceneWriter* w, ibWorldId world, ibSceneErr* e)
 		}
 	}
 	if (names != NULL) xmlHashFree(names, NULL);
-	free(bodies);
 	return ok && !w->outOfMemory;
 }
 
-static ibResult writeScene(sceneWriter* w, ibWorldId world, const ibSceneSettings* settings, ibSceneErr* e)
+/* ---------------------------------------------------------------- joints and body names */
+
+/* Everything the writer reads from the world before writing. */
+typedef struct worldContents {
+	ibBodyId* bodies; /* ibWorld_GetBodies (creation = index order) */
+	int bodyCount;
+	char** autoNames;   /* per body: the name written for an unnamed body a joint uses (malloc'd), else NULL */
+	ibJointDef* joints; /* ibJoint_GetDef of every joint, ibWorld_GetJoints order */
+	int jointCount;
+	const char** jointBodyNames; /* 2 per joint: the names written for bodies A and B */
+} worldContents;
+
+static void freeContents(worldContents* c)
+{
+	for (int i = 0; c->autoNames != NULL && i < c->bodyCount; ++i) free(c->autoNames[i]);
+	free(c->autoNames);
+	free(c->bodies);
+	free(c->joints);
+	free(c->jointBodyNames);
+}
+
+/* Position of body in the creation-ordered list (binary search on the index; -1 if absent). */
+static int bodyPosition(const worldContents* c, ibBodyId body)
+{
+	int lo = 0, hi = c->bodyCount - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		ibBodyId m = c->bodies[mid];
+		if (IB_ID_EQUALS(m, body)) return mid;
+		if (m.index1 < body.index1)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+/* "body<i>" for unnamed body i, or "body<i>_<k>" with the smallest k >= 1 that no body uses. */
+static char* autoName(xmlHashTable* used, int i)
+{
+	char name[48];
+	snprintf(name, sizeof name, "body%d", i);
+	for (int k = 1; xmlHashLookup(used, (const xmlChar*)name) != NULL; ++k)
+		snprintf(name, sizeof name, "body%d_%d", i, k);
+	char* copy = malloc(strlen(name) + 1);
+	if (copy == NULL || xmlHashAddEntry(used, (const xmlChar*)name, copy) != 0) {
+		free(copy);
+		return NULL;
+	}
+	return strcpy(copy, name);
+}
+
+/* Read bodies and joints; give the unnamed bodies that joints use their file names. */
+static bool readContents(ibWorldId world, worldContents* c, ibSceneWriter* w, ibSceneErr* e)
+{
+	memset(c, 0, sizeof *c);
+	int n = ibWorld_GetBodyCount(world);
+	int nj = ibWorld_GetJointCount(world);
+	c->bodies = malloc((size_t)(n > 0 ? n : 1) * sizeof *c->bodies);
+	c->autoNames = calloc((size_t)(n > 0 ? n : 1), sizeof *c->autoNames);
+	c->joints = malloc((size_t)(nj > 0 ? nj : 1) * sizeof *c->joints);
+	c->jointBodyNames = calloc((size_t)(nj > 0 ? nj : 1) * 2, sizeof *c->jointBodyNames);
+	ibJointId* ids = malloc((size_t)(nj > 0 ? nj : 1) * sizeof *ids);
+	xmlHashTable* used = xmlHashCreate(16);
+	bool ok = c->bodies != NULL && c->autoNames != NULL && c->joints != NULL && c->jointBodyNames != NULL &&
+	          ids != NULL && used != NULL;
+	if (ok) {
+		c->bodyCount = ibWorld_GetBodies(world, c->bodies, n);
+		nj = ibWorld_GetJoints(world, ids, nj);
+		for (int i = 0; i < c->bodyCount; ++i) {
+			const char* name = ibBody_GetName(c->bodies[i]);
+			if (name[0] != '\0') xmlHashAddEntry(used, (const xmlChar*)name, &c->bodies[i]); /* duplicates: later */
+		}
+	}
+	for (int j = 0; ok && j < nj; ++j) {
+		ibJointDef* d = &c->joints[j];
+		if (ibJoint_GetDef(ids[j], d) != IB_OK) {
+			ibScene_Fail(e, IB_ERR_INVALID_ARGUMENT, 0, "joint %d cannot be read", j);
+			ok = false;
+			break;
+		}
+		c->jointCount = j + 1;
+		ibBodyId ends[2] = {d->bodyA, d->bodyB};
+		for (int k = 0; k < 2 && ok; ++k) {
+			int i = bodyPosition(c, ends[k]);
+			if (i < 0) {
+				ibScene_Fail(e, IB_ERR_INVALID_ARGUMENT, 0, "joint %d refers to a body that is not in the world", j);
+				ok = false;
+				break;
+			}
+			const char* name = ibBody_GetName(c->bodies[i]);
+			if (name[0] == '\0' && c->autoNames[i] == NULL) {
+				c->autoNames[i] = autoName(used, i);
+				if (c->autoNames[i] == NULL) {
+					w->outOfMemory = true;
+					ok = false;
+					break;
+				}
+			}
+			c->jointBodyNames[2 * j + k] = name[0] != '\0' ? name : c->autoNames[i];
+		}
+	}
+	if (used != NULL) xmlHashFree(used, NULL);
+	free(ids);
+	if (!ok && e->result == IB_OK) w->outOfMemory = true;
+	return ok;
+}
+
+static ibResult writeScene(ibSceneWriter* w, ibWorldId world, const ibSceneSettings* settings, ibSceneErr* e)
 {
 	if (!ibWorld_IsValid(world)) {
 		ibScene_Fail(e, IB_ERR_STALE_HANDLE, 0, "the world handle is null or stale");
@@ -344,20 +444,24 @@ static ibResult writeScene(sceneWriter* w, ibWorldId world, const ibSceneSetting
 		ibScene_Fail(e, IB_ERR_INVALID_ARGUMENT, 0, "run settings need a finite timeStep > 0 and duration > 0");
 		return e->result;
 	}
-	puts_(w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ibdyn version=\"1\">\n");
+	ibSceneW_Puts(w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ibdyn version=\"1\">\n");
 	writeWorld(w, world);
 	if (w->nonFinite != NULL) {
 		ibScene_Fail(e, IB_ERR_INVALID_ARGUMENT, 0, "world setting '%s' is not finite", w->nonFinite);
 		return e->result;
 	}
 	if (settings != NULL) {
-		puts_(w, "  <run");
-		attrReal(w, "timestep", settings->timeStep);
-		attrReal(w, "duration", settings->duration);
-		puts_(w, "/>\n");
+		ibSceneW_Puts(w, "  <run");
+		ibSceneW_AttrReal(w, "timestep", settings->timeStep);
+		ibSceneW_AttrReal(w, "duration", settings->duration);
+		ibSceneW_Puts(w, "/>\n");
 	}
-	if (!writeBodies(w, world, e) && e->result != IB_OK) return e->result;
-	puts_(w, "</ibdyn>\n");
+	worldContents c;
+	bool ok = readContents(world, &c, w, e) && writeBodies(w, c.bodies, c.bodyCount, c.autoNames, e) &&
+	          ibScene_WriteJoints(w, c.joints, c.jointCount, c.jointBodyNames, e);
+	freeContents(&c);
+	if (!ok && e->result != IB_OK) return e->result;
+	ibSceneW_Puts(w, "</ibdyn>\n");
 	if (w->outOfMemory) {
 		ibScene_Fail(e, IB_ERR_OUT_OF_MEMORY, 0, "out of memory");
 		return e->result;
@@ -373,7 +477,7 @@ static char* saveToString(ibWorldId world, const ibSceneSettings* settings, ibSc
 		ibScene_Fail(e, IB_ERR_OUT_OF_MEMORY, 0, "cannot create the C locale");
 		return NULL;
 	}
-	sceneWriter w = {0};
+	ibSceneWriter w = {0};
 	ibResult r = writeScene(&w, world, settings, e);
 	ibScene_LeaveCLocale(&locale);
 	if (r != IB_OK) {

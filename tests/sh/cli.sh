@@ -17,7 +17,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibsim-cli-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 num='[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?'
-final_re="^ibsim: steps=[0-9]+ sim_time=$num wall_ms_per_step=$num energy_rel_drift=$num max_pos_error=$num max_vel_error=$num\$"
+final_re="^ibsim: steps=[0-9]+ sim_time=$num wall_ms_per_step=$num energy_rel_drift=$num max_pos_error=$num max_vel_error=$num max_ang_error=$num\$"
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -241,6 +241,112 @@ final_line_ok "diverging scene"
 [ "$(field steps)" = "0" ] || fail "diverging scene: steps=$(field steps), expected 0"
 grep -qi "diverged" "$tmp/last.err" || fail "diverging scene: stderr does not report the divergence"
 echo "ok: diverging scene -> 1 with the final line"
+
+# ---- solver options ---------------------------------------------------------------------------
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; } # le A B: A <= B
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }  # lt A B: A < B
+max_pos_iterations() { sed -n 's/.*max iterations \([0-9]*\) (position).*/\1/p' "$tmp/last.out"; }
+
+chain10="$src/scenes/chain10.xml"
+run "$chain10" --steps 50 --solver iterative
+expect_rc 0 "chain10 --solver iterative"
+final_line_ok "chain10 --solver iterative"
+grep -q "method iterative" "$tmp/last.out" || fail "--solver iterative: the summary does not show the method"
+tight_err=$(field max_pos_error)
+tight_iter=$(max_pos_iterations)
+le "$tight_err" 1e-6 || fail "chain10 iterative at 1e-6: max_pos_error=$tight_err > 1e-6"
+run "$chain10" --steps 50 --solver iterative --tol-pos 1e-3
+expect_rc 0 "chain10 --tol-pos 1e-3"
+final_line_ok "chain10 --tol-pos 1e-3"
+grep -q "tolerances 0.001 m / 0.001 rad" "$tmp/last.out" || fail "--tol-pos: the summary does not show the tolerances"
+loose_err=$(field max_pos_error)
+loose_iter=$(max_pos_iterations)
+le "$loose_err" 1e-3 || fail "--tol-pos 1e-3: max_pos_error=$loose_err > 1e-3"
+lt "$tight_err" "$loose_err" || fail "--tol-pos 1e-3: error $loose_err not larger than $tight_err at 1e-6"
+lt "$loose_iter" "$tight_iter" || fail "--tol-pos 1e-3: $loose_iter position sweeps, not fewer than $tight_iter"
+run "$chain10" --steps 20 --solver lgs --tol-vel 1e-4 --max-iter 50 --quiet
+expect_rc 0 "chain10 --solver lgs --tol-vel --max-iter"
+final_line_ok "chain10 --solver lgs"
+echo "ok: --solver/--tol-pos/--tol-vel/--max-iter (iterative chain10: error $tight_err -> $loose_err, sweeps $tight_iter -> $loose_iter)"
+
+bad_solver_args=(
+	"--tol-pos 0" "--tol-pos -1e-3" "--tol-pos abc" "--tol-pos nan" "--tol-vel 0" "--tol-vel inf"
+	"--max-iter 0" "--max-iter 1.5" "--max-iter -2" "--max-iter 99999999999" "--solver" "--solver gauss"
+	"--solver ITERATIVE" "--kick-body root" "--kick-torque 1,2"
+)
+for a in "${bad_solver_args[@]}"; do
+	# shellcheck disable=SC2086  # split into arguments on purpose
+	run "$chain10" $a
+	expect_rc 2 "ibsim chain10 $a"
+	[ -s "$tmp/last.err" ] || fail "ibsim chain10 $a: no error message on stderr"
+	! grep -q '^ibsim: steps=' "$tmp/last.out" || fail "ibsim chain10 $a: ran a simulation"
+done
+for t in "1 2" "1 2 3 4" "a b c" "1 2 nan" ""; do
+	run "$chain10" --kick-torque "$t"
+	expect_rc 2 "--kick-torque '$t'"
+done
+run "$chain10" --kick-torque "0 0 1" --steps 1
+expect_rc 2 "--kick-torque on a scene without a body 'root'"
+grep -q "no body named 'root'" "$tmp/last.err" || fail "--kick-torque without root: message"
+run "$chain10" --kick-torque "0 0 1" --kick-body ground --steps 1
+expect_rc 2 "--kick-body on a static body"
+echo "ok: $((${#bad_solver_args[@]} + 7)) bad solver/kick options -> 2"
+
+# ---- gen ----------------------------------------------------------------------------------------
+run gen chain 5
+expect_rc 0 "gen chain 5"
+cp "$tmp/last.out" "$tmp/chain5.xml"
+[ "$(grep -c '<body ' "$tmp/chain5.xml")" -eq 6 ] || fail "gen chain 5: expected 6 bodies (5 links and the static one)"
+[ "$(grep -c '<joint type="ball"' "$tmp/chain5.xml")" -eq 5 ] || fail "gen chain 5: expected 5 ball joints"
+grep -q '<run timestep="0.01" duration="10"/>' "$tmp/chain5.xml" || fail "gen chain 5: run settings"
+grep -q 'position_tolerance="1e-06" angular_tolerance="1e-06" velocity_tolerance="1e-06"' "$tmp/chain5.xml" ||
+	fail "gen chain 5: tolerances"
+run "$tmp/chain5.xml" --steps 50
+expect_rc 0 "run gen chain 5"
+final_line_ok "run gen chain 5"
+le "$(field max_pos_error)" 1e-6 || fail "gen chain 5: max_pos_error=$(field max_pos_error) > 1e-6"
+awk -v v="$(field energy_rel_drift)" 'BEGIN { exit !(v + 0 > 0) }' || fail "gen chain 5: nothing moved"
+echo "ok: gen chain 5 loads and runs: $(tail -n 1 "$tmp/last.out")"
+
+run gen tree 5 -o "$tmp/f.xml"
+expect_rc 0 "gen tree 5 -o f.xml"
+[ ! -s "$tmp/last.out" ] || fail "gen tree 5 -o: unexpected stdout output"
+[ "$(grep -c '<body ' "$tmp/f.xml")" -eq 32 ] || fail "gen tree 5: expected 31 tree bodies and the static one"
+[ "$(grep -c '<body [^>]*type="dynamic"' "$tmp/f.xml")" -eq 31 ] || fail "gen tree 5: expected 31 dynamic bodies"
+[ "$(grep -c '<joint ' "$tmp/f.xml")" -eq 31 ] || fail "gen tree 5: expected 31 joints"
+grep -q '<body name="root" type="dynamic"' "$tmp/f.xml" || fail "gen tree 5: no body 'root'"
+run "$tmp/f.xml" --steps 30 --kick-torque "6 8 0"
+expect_rc 0 "run gen tree 5 --kick-torque"
+final_line_ok "run gen tree 5"
+le "$(field max_pos_error)" 1e-6 || fail "gen tree 5: max_pos_error=$(field max_pos_error) > 1e-6"
+kicked=$(field energy_rel_drift)
+run "$tmp/f.xml" --steps 30
+unkicked=$(field energy_rel_drift)
+lt "$unkicked" "$kicked" || fail "--kick-torque did not set the tree moving ($unkicked vs $kicked)"
+echo "ok: gen tree 5 -o: 31 bodies, runs; --kick-torque sets it rotating"
+
+for f in chain10 chain50 tree31 tree255; do
+	case $f in chain*) args=(chain "${f#chain}") ;; tree31) args=(tree 5) ;; tree255) args=(tree 8) ;; esac
+	run gen "${args[@]}"
+	cmp -s "$tmp/last.out" "$src/scenes/$f.xml" || fail "scenes/$f.xml differs from 'ibsim gen ${args[*]}'"
+done
+run gen chain 100 --dt 0.016666666666666666
+cmp -s "$tmp/last.out" "$src/scenes/chain100.xml" || fail "scenes/chain100.xml differs from 'ibsim gen chain 100 --dt 1/60'"
+echo "ok: scenes/chain{10,50,100}.xml and tree{31,255}.xml are what gen writes"
+
+bad_gen=("gen" "gen chain" "gen chain 0" "gen chain -1" "gen chain 1.5" "gen chain 100001" "gen tree 0" "gen tree 13"
+	"gen rope 5" "gen chain 5 6" "gen chain 5 --dt 0" "gen chain 5 --duration -1" "gen chain 5 -o" "gen chain 5 --bogus"
+	"gen chain 5 -o $tmp/a.xml --output $tmp/b.xml" "gen chain 5 -o $tmp/no-such-dir/c.xml")
+for a in "${bad_gen[@]}"; do
+	# shellcheck disable=SC2086
+	run $a
+	expect_rc 2 "ibsim $a"
+	[ -s "$tmp/last.err" ] || fail "ibsim $a: no error message on stderr"
+done
+run gen --help
+expect_rc 0 "gen --help"
+grep -q '^usage: ibsim gen chain N' "$tmp/last.out" || fail "gen --help: no usage"
+echo "ok: ${#bad_gen[@]} bad gen command lines -> 2; gen --help"
 
 # ---- help and version -------------------------------------------------------------------------
 for h in --help -h "run --help"; do

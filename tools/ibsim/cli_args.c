@@ -2,6 +2,7 @@
 #include "cli_args.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,9 +96,9 @@ void ibsimPrintOptions(FILE* out, const ibsimOption* opts, int optCount)
 		char left[64];
 		snprintf(left, sizeof left, "%s%s%s", opts[i].name, opts[i].metavar != NULL ? " " : "",
 		         opts[i].metavar != NULL ? opts[i].metavar : "");
-		fprintf(out, "  %-18s %s\n", left, opts[i].help);
+		fprintf(out, "  %-22s %s\n", left, opts[i].help);
 	}
-	fprintf(out, "  %-18s %s\n", "-h, --help", "show this help and exit");
+	fprintf(out, "  %-22s %s\n", "-h, --help", "show this help and exit");
 }
 
 /* ---------------------------------------------------------------- numbers */
@@ -132,6 +133,27 @@ bool ibsimParseInteger(const char* s, long long minValue, long long maxValue, lo
 	long long v = strtoll(s, &end, 10);
 	if (*end != '\0' || errno == ERANGE || v < minValue || v > maxValue) return false;
 	*out = v;
+	return true;
+}
+
+bool ibsimParseVector3(const char* s, double out[3])
+{
+	if (s == NULL) return false;
+	double v[3];
+	const char* p = s;
+	for (int i = 0; i < 3; ++i) {
+		while (*p == ' ' || *p == '\t' || (i > 0 && *p == ',')) ++p;
+		if (*p == '\0') return false;
+		char* end = NULL;
+		errno = 0;
+		v[i] = strtod(p, &end);
+		if (end == p || errno == ERANGE || !isfinite(v[i])) return false;
+		if (*end != '\0' && *end != ' ' && *end != '\t' && *end != ',') return false;
+		p = end;
+	}
+	while (*p == ' ' || *p == '\t') ++p;
+	if (*p != '\0') return false;
+	for (int i = 0; i < 3; ++i) out[i] = v[i];
 	return true;
 }
 
@@ -215,6 +237,75 @@ static bool applyQuiet(void* ctx, const char* value, char* msg, size_t msgSize)
 	return true;
 }
 
+static bool applyTolPos(void* ctx, const char* value, char* msg, size_t msgSize)
+{
+	ibsimRunOptions* o = ctx;
+	if (!ibsimParsePositiveDouble(value, &o->tolPos)) {
+		snprintf(msg, msgSize, "expected a finite tolerance > 0 (m and rad)");
+		return false;
+	}
+	o->hasTolPos = true;
+	return true;
+}
+
+static bool applyTolVel(void* ctx, const char* value, char* msg, size_t msgSize)
+{
+	ibsimRunOptions* o = ctx;
+	if (!ibsimParsePositiveDouble(value, &o->tolVel)) {
+		snprintf(msg, msgSize, "expected a finite tolerance > 0 (m/s and rad/s)");
+		return false;
+	}
+	o->hasTolVel = true;
+	return true;
+}
+
+static bool applyMaxIter(void* ctx, const char* value, char* msg, size_t msgSize)
+{
+	ibsimRunOptions* o = ctx;
+	long long n = 0;
+	if (!ibsimParseInteger(value, 1, INT_MAX, &n)) {
+		snprintf(msg, msgSize, "expected an integer in [1, %d]", INT_MAX);
+		return false;
+	}
+	o->maxIter = (int)n;
+	o->hasMaxIter = true;
+	return true;
+}
+
+const char* const ibsimSolverNames[3] = {"auto", "iterative", "lgs"};
+
+static bool applySolver(void* ctx, const char* value, char* msg, size_t msgSize)
+{
+	ibsimRunOptions* o = ctx;
+	if (!ibsimParseChoice(value, ibsimSolverNames, 3, &o->solver)) {
+		snprintf(msg, msgSize, "expected auto, iterative or lgs");
+		return false;
+	}
+	o->hasSolver = true;
+	return true;
+}
+
+static bool applyKickTorque(void* ctx, const char* value, char* msg, size_t msgSize)
+{
+	ibsimRunOptions* o = ctx;
+	if (!ibsimParseVector3(value, o->kickTorque)) {
+		snprintf(msg, msgSize, "expected three finite numbers \"x y z\" (N m)");
+		return false;
+	}
+	o->hasKick = true;
+	return true;
+}
+
+static bool applyKickBody(void* ctx, const char* value, char* msg, size_t msgSize)
+{
+	if (value[0] == '\0') {
+		snprintf(msg, msgSize, "expected a body name");
+		return false;
+	}
+	((ibsimRunOptions*)ctx)->kickBody = value;
+	return true;
+}
+
 static const ibsimOption kRunOptions[] = {
     {"--time", "T", "simulated duration in seconds (default: the scene's <run> duration)", applyTime},
     {"--steps", "N", "number of steps instead of a duration", applySteps},
@@ -222,6 +313,12 @@ static const ibsimOption kRunOptions[] = {
     {"--csv", "FILE", "write a time series (one row per step, plus t = 0) to FILE", applyCsv},
     {"--plot", "FILE.png", "plot energy deviation and momentum with gnuplot into FILE.png", applyPlot},
     {"--quiet", NULL, "print only the final result line (and errors)", applyQuiet},
+    {"--solver", "METHOD", "joint solver: auto, iterative or lgs (default: the scene's)", applySolver},
+    {"--tol-pos", "E", "position tolerance in m and angular tolerance in rad (default: the scene's)", applyTolPos},
+    {"--tol-vel", "E", "velocity tolerance in m/s and rad/s (default: the scene's)", applyTolVel},
+    {"--max-iter", "N", "cap on position and on velocity correction sweeps per step", applyMaxIter},
+    {"--kick-torque", "\"X Y Z\"", "torque in N m applied to the kick body during the first step", applyKickTorque},
+    {"--kick-body", "NAME", "body that --kick-torque acts on (default: root)", applyKickBody},
 };
 
 static bool acceptScene(void* ctx, const char* arg, char* msg, size_t msgSize)
@@ -249,6 +346,11 @@ ibsimParseStatus ibsimParseRunArgs(int argc, char** argv, ibsimRunOptions* out, 
 		snprintf(msg, msgSize, "--time and --steps exclude each other");
 		return IBSIM_PARSE_ERROR;
 	}
+	if (out->kickBody != NULL && !out->hasKick) {
+		snprintf(msg, msgSize, "--kick-body needs --kick-torque");
+		return IBSIM_PARSE_ERROR;
+	}
+	if (out->kickBody == NULL) out->kickBody = "root";
 	return IBSIM_PARSE_OK;
 }
 
@@ -259,7 +361,7 @@ void ibsimPrintRunUsage(FILE* out)
 	             "Simulate SCENE.xml (or the built-in default scene) and print a summary. The last line\n"
 	             "on stdout is always machine-readable:\n"
 	             "  ibsim: steps=N sim_time=S wall_ms_per_step=X energy_rel_drift=E max_pos_error=P "
-	             "max_vel_error=V\n"
+	             "max_vel_error=V max_ang_error=A\n"
 	             "Progress goes to stderr about once a second on runs longer than a second.\n"
 	             "\n"
 	             "options:\n");

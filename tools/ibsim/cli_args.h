@@ -53,6 +53,8 @@ bool ibsimParsePositiveDouble(const char* s, double* out);
 /** Parse a decimal integer in [minValue, maxValue]; the whole string must be consumed. */
 bool ibsimParseInteger(const char* s, long long minValue, long long maxValue, long long* out);
 
+/** Parse three finite numbers separated by white space or commas ("6 8 0", "6,8,0"). */
+bool ibsimParseVector3(const char* s, double out[3]);
 /** Match s against names[0..count); stores the index. For options such as --solver iterative|lgs. */
 bool ibsimParseChoice(const char* s, const char* const* names, int count, int* out);
 
@@ -68,7 +70,21 @@ typedef struct ibsimRunOptions {
 	const char* csvPath;   /**< --csv FILE or NULL */
 	const char* plotPath;  /**< --plot FILE.png or NULL */
 	bool quiet;            /**< --quiet: only the final line (and errors) */
+	bool hasTolPos;        /**< --tol-pos given */
+	double tolPos;         /**< overrides positionTolerance (m) and angularTolerance (rad) */
+	bool hasTolVel;        /**< --tol-vel given */
+	double tolVel;         /**< overrides velocityTolerance */
+	bool hasMaxIter;       /**< --max-iter given */
+	int maxIter;           /**< overrides maxPositionIterations and maxVelocityIterations */
+	bool hasSolver;        /**< --solver given */
+	int solver;            /**< ibJointSolver */
+	bool hasKick;          /**< --kick-torque given */
+	double kickTorque[3];  /**< torque (N m, world) applied to kickBody during the first step */
+	const char* kickBody;  /**< --kick-body NAME (default "root") */
 } ibsimRunOptions;
+
+/** Names of --solver values, indexed by ibJointSolver (auto, iterative, lgs). */
+extern const char* const ibsimSolverNames[3];
 
 /** Largest accepted number of steps (--steps, or duration / step size). */
 #define IBSIM_MAX_STEPS 1000000000000LL

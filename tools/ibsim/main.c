@@ -1,5 +1,6 @@
 /* ibsim — command-line simulator for ibdyn scenes.
  *   ibsim [run] [SCENE.xml] [options]     simulate (see `ibsim run --help`)
+ *   ibsim gen chain N | tree DEPTH [-o F]  write a benchmark model as a scene (see `ibsim gen --help`)
  * Subcommands are looked up in kCommands; an argument list that does not start with a command
  * name is handed to `run`. Exit codes: 0 success, 1 internal failure, 2 bad input. */
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <ibdyn/ibdyn.h>
 
 #include "cli_args.h"
+#include "gen.h"
 #include "run.h"
 
 /** A subcommand: receives its own arguments (without the program and command names). */
@@ -37,6 +39,7 @@ static const struct {
 	ibsimCommandFn* fn;
 } kCommands[] = {
     {"run", "simulate a scene file or the built-in default scene (the default command)", commandRun},
+    {"gen", "write the chain or tree benchmark model (dissertation 3.3.3.1) as a scene file", ibsimGen},
 };
 enum { IBSIM_COMMAND_COUNT = (int)(sizeof kCommands / sizeof kCommands[0]) };
 

@@ -116,7 +116,8 @@ void ibsimPrintFinalLine(FILE* out, const ibsimRunStats* s)
 	double msPerStep = s->steps > 0 ? 1e3 * s->stepWallSeconds / (double)s->steps : 0.0;
 	fprintf(out,
 	        "ibsim: steps=%lld sim_time=%.10g wall_ms_per_step=%.6g energy_rel_drift=%.6e max_pos_error=%.6e "
-	        "max_vel_error=%.6e\n",
-	        s->steps, s->simTime, msPerStep, ibsimRunStats_EnergyDrift(s), s->maxPositionError, s->maxVelocityError);
+	        "max_vel_error=%.6e max_ang_error=%.6e\n",
+	        s->steps, s->simTime, msPerStep, ibsimRunStats_EnergyDrift(s), s->maxPositionError, s->maxVelocityError,
+	        s->maxAngularError);
 	fflush(out);
 }

@@ -61,6 +61,45 @@ static int loadWorld(const ibsimRunOptions* o, const ibWorldDef* base, ibWorldId
 	return r == IB_ERR_OUT_OF_MEMORY || r == IB_OK ? IBSIM_EXIT_FAILURE : IBSIM_EXIT_USAGE;
 }
 
+/* Command-line overrides of the scene's solver settings. Returns an exit code. */
+static int applySolverOptions(const ibsimRunOptions* o, ibWorldId world)
+{
+	if (!o->hasTolPos && !o->hasTolVel && !o->hasMaxIter && !o->hasSolver) return IBSIM_EXIT_OK;
+	ibSolverSettings s = ibWorld_GetSolverSettings(world);
+	if (o->hasTolPos) s.positionTolerance = s.angularTolerance = o->tolPos;
+	if (o->hasTolVel) s.velocityTolerance = o->tolVel;
+	if (o->hasMaxIter) s.maxPositionIterations = s.maxVelocityIterations = o->maxIter;
+	if (o->hasSolver) s.method = (ibJointSolver)o->solver;
+	if (ibWorld_SetSolverSettings(world, &s) == IB_OK) return IBSIM_EXIT_OK;
+	fprintf(stderr, "ibsim: error: invalid solver settings: %s\n", ibWorld_GetLastError(world));
+	return IBSIM_EXIT_USAGE;
+}
+
+/* The body --kick-torque acts on (null after an error message). */
+static ibBodyId findKickBody(const ibsimRunOptions* o, ibWorldId world)
+{
+	ibBodyId body = ibWorld_FindBody(world, o->kickBody);
+	if (IB_IS_NULL(body)) {
+		fprintf(stderr, "ibsim: error: --kick-torque: the scene has no body named '%s'%s\n", o->kickBody,
+		        o->scenePath == NULL ? " (the built-in scene has none; try --kick-body ball)" : "");
+	} else if (ibBody_GetType(body) != IB_BODY_DYNAMIC) {
+		fprintf(stderr, "ibsim: error: --kick-torque: body '%s' is not dynamic\n", o->kickBody);
+		body = IB_NULL_BODY;
+	}
+	return body;
+}
+
+static void printSolver(FILE* out, ibWorldId world)
+{
+	ibSolverSettings s = ibWorld_GetSolverSettings(world);
+	const char* method = (unsigned)s.method < 3 ? ibsimSolverNames[s.method] : "?";
+	fprintf(out,
+	        "solver:     %d joints, method %s, warm start %s, tolerances %.3g m / %.3g rad / %.3g m/s, "
+	        "caps %d / %d sweeps\n",
+	        ibWorld_GetJointCount(world), method, s.warmStart ? "on" : "off", s.positionTolerance, s.angularTolerance,
+	        s.velocityTolerance, s.maxPositionIterations, s.maxVelocityIterations);
+}
+
 /* Everything a run owns, released by cleanup(). */
 typedef struct runState {
 	ibWorldId world;
@@ -94,6 +133,16 @@ int ibsimRun(const ibsimRunOptions* o)
 	int code = loadWorld(o, &base, &rs.world, &settings);
 	if (code != IBSIM_EXIT_OK) return code;
 	const char* sceneName = o->scenePath != NULL ? o->scenePath : IBSIM_DEFAULT_SCENE_NAME;
+	code = applySolverOptions(o, rs.world);
+	ibBodyId kickBody = IB_NULL_BODY;
+	if (code == IBSIM_EXIT_OK && o->hasKick) {
+		kickBody = findKickBody(o, rs.world);
+		if (IB_IS_NULL(kickBody)) code = IBSIM_EXIT_USAGE;
+	}
+	if (code != IBSIM_EXIT_OK) {
+		cleanup(&rs);
+		return code;
+	}
 
 	/* Step size and step count: command line first, then the scene's <run> settings. */
 	double dt = o->hasDt ? o->dt : settings.timeStep;
@@ -156,6 +205,14 @@ int ibsimRun(const ibsimRunOptions* o)
 	ibsimProgress progress;
 	ibsimProgress_Start(&progress, !o->quiet, steps, stderr);
 	for (long long i = 0; i < steps && code == IBSIM_EXIT_OK; ++i) {
+		if (i == 0 && o->hasKick) {
+			ibVec3 torque = ibV3(o->kickTorque[0], o->kickTorque[1], o->kickTorque[2]);
+			if (ibBody_ApplyTorque(kickBody, torque) != IB_OK) {
+				fprintf(stderr, "ibsim: error: --kick-torque: %s\n", ibWorld_GetLastError(rs.world));
+				code = IBSIM_EXIT_FAILURE;
+				break;
+			}
+		}
 		double t0 = ibsimNow();
 		ibResult r = ibWorld_Step(rs.world, dt);
 		stats.stepWallSeconds += ibsimNow() - t0;
@@ -189,6 +246,7 @@ int ibsimRun(const ibsimRunOptions* o)
 
 	if (!o->quiet) {
 		ibsimPrintSummary(stdout, sceneName, rs.bodyCount, dt, &stats);
+		printSolver(stdout, rs.world);
 		if (o->csvPath != NULL) printf("csv:        %s\n", o->csvPath);
 	}
 	if (rs.plotting && code == IBSIM_EXIT_OK) {
