@@ -101,6 +101,8 @@ static const ibSceneAttr worldAttrTable[] = {
 	WORLD_ATTR("max_correction_impulse", IB_ATTR_REAL, solver.maxCorrectionImpulse),
 	{.name = "solver", .kind = IB_ATTR_ENUM, .offset = offsetof(worldAttrs, method), .values = ibScene_Solvers},
 	WORLD_ATTR("warm_start", IB_ATTR_BOOL, solver.warmStart),
+	WORLD_ATTR("order", IB_ATTR_INT, solver.order),
+	WORLD_ATTR("max_step_subdivisions", IB_ATTR_INT, solver.maxStepSubdivisions),
 };
 /* clang-format on */
 

@@ -165,6 +165,8 @@ static void writeWorld(ibSceneWriter* w, ibWorldId world)
 	const char* method = ibScene_EnumName(ibScene_Solvers, (int)s.method);
 	ibSceneW_AttrText(w, "solver", method != NULL ? method : "?");
 	ibSceneW_AttrText(w, "warm_start", s.warmStart ? "true" : "false");
+	ibSceneW_AttrInt(w, "order", s.order);
+	ibSceneW_AttrInt(w, "max_step_subdivisions", s.maxStepSubdivisions);
 	ibSceneW_Puts(w, "/>\n");
 }
 
