@@ -531,7 +531,8 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 	double prevErr = INFINITY;
 	double err = predicted_errors(w, st, h);
 	while (err > 1.0 && it < s->maxPositionIterations) {
-		if (it > 0 && !t->hasCut) needFactor = true; /* full Newton: exact Jacobian every iteration */
+		/* rebuild with the exact Jacobian only when the cheap linearisation converges slowly */
+		if (it > 0 && !t->hasCut && err > 0.1 * prevErr) needFactor = true;
 		if (!t->hasCut && err >= 0.5 * prevErr && ++stalls >= 3) break; /* no progress: finish iteratively */
 		prevErr = err;
 		if (needFactor) {
