@@ -49,7 +49,7 @@ ibResult ib_iterative_position_correction(ibWorld* w, double h)
 			double tol = c->type->rotational ? s->angularTolerance : s->positionTolerance;
 			if (ibLength(d) <= tol) continue;
 			ibVec3 p = clamp_accumulated(&c->accPos, ib_solver_impulse(c, ibScale(1.0 / h, d)), s->maxCorrectionImpulse);
-			if (ibLengthSq(p) <= 1e-24 * fmax(1.0, ibLengthSq(c->accPos))) {
+			if (s->maxCorrectionImpulse > 0.0 && ibLengthSq(p) <= 1e-24 * fmax(1.0, ibLengthSq(c->accPos))) {
 				clamped = true; /* at the bound: finish over the next steps (§3.3.3) */
 				continue;
 			}
