@@ -22,6 +22,9 @@ typedef enum ibJointSolver {
 	IB_SOLVER_AUTO = 0,      /**< LGS where the joint graph is a forest, otherwise the iterative method */
 	IB_SOLVER_ITERATIVE = 1, /**< iterative method (Alg. 3.1 and 3.2) */
 	IB_SOLVER_LGS = 2,       /**< linear-system method; O(n) block factorisation for acyclic joint graphs (loops: iterative) */
+	IB_SOLVER_LGS_SPARSE = 3, /**< linear-system method on the whole joint graph with a sparse Cholesky factorisation
+	                           *   (CHOLMOD): loops solved directly, redundant constraints handled by regularisation
+	                           *   and iterative refinement; with maxCorrectionImpulse > 0 the iterative method */
 } ibJointSolver;
 
 /** Body type. */

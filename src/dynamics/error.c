@@ -57,7 +57,7 @@ void ib_log(ibWorld* w, ibLogLevel level, const char* fmt, ...)
 
 ibResult ib_validate_solver(const ibSolverSettings* s, char* msg, size_t n)
 {
-	if ((unsigned)s->method > (unsigned)IB_SOLVER_LGS) {
+	if ((unsigned)s->method > (unsigned)IB_SOLVER_LGS_SPARSE) {
 		if (msg) snprintf(msg, n, "unknown joint solver method %d", (int)s->method);
 		return IB_ERR_INVALID_ARGUMENT;
 	}

@@ -38,6 +38,7 @@ void ib_joints_destroy_store(ibWorld* w)
 	ib_free(w, st->pred, (size_t)st->predCapacity * sizeof(ibPredicted));
 	ib_free(w, st->rhs, (size_t)st->rhsCapacity * sizeof(ibVec3));
 	ib_lgs_free(w);
+	ib_lgs_sparse_free(w);
 	ib_free(w, st, sizeof *st);
 	w->joints = NULL;
 }

@@ -119,6 +119,7 @@ typedef struct ibJointStore {
 	/* per-body prediction cache (indexed like w->bodies) */
 	ibPredicted* pred;
 	int32_t predCapacity;
+	void* sparse;            /* solver_lgs_sparse.c (CHOLMOD state), NULL until used */
 } ibJointStore;
 
 extern const ibBasicType ib_basic_ball, ib_basic_distance, ib_basic_line, ib_basic_line_distance, ib_basic_plane,
@@ -167,5 +168,10 @@ void ib_motor_apply(ibWorld* w, ibJoint* j, double h);
 void ib_spring_apply(ibWorld* w, ibJoint* j);
 double ib_spring_energy(ibWorld* w, const ibJoint* j);
 double ib_schedule_eval(const double* t, const double* v, int n, double time, double fallback);
+
+/* solver_lgs_sparse.c: general sparse LGS (CHOLMOD) for joint graphs with loops and redundant rows */
+ibResult ib_lgs_sparse_position_correction(ibWorld* w, double h);
+ibResult ib_lgs_sparse_velocity_correction(ibWorld* w, double h);
+void ib_lgs_sparse_free(ibWorld* w);
 
 #endif

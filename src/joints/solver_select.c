@@ -2,6 +2,12 @@
  * joint graphs, the iterative method otherwise or when asked for. */
 #include "joints/joint_internal.h"
 
+/* IB_SOLVER_LGS_SPARSE: the CHOLMOD system over the whole joint graph, loops included */
+static bool use_sparse(const ibWorld* w)
+{
+	return w->solver.method == IB_SOLVER_LGS_SPARSE && w->solver.maxCorrectionImpulse <= 0.0;
+}
+
 static bool use_lgs(ibWorld* w)
 {
 	if (w->solver.method == IB_SOLVER_ITERATIVE) return false;
@@ -16,6 +22,7 @@ ibResult ib_joints_position_correction(ibWorld* w, double h)
 	if (!ib_joints_rebuild_basics(w)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in joint solver");
 	if (st->basicCount == 0) return IB_OK;
 	for (int32_t i = 0; i < w->bodyHigh; ++i) st->pred[i].version = ~w->bodies[i].velVersion;
+	if (use_sparse(w)) return ib_lgs_sparse_position_correction(w, h);
 	return use_lgs(w) ? ib_lgs_position_correction(w, h) : ib_iterative_position_correction(w, h);
 }
 
@@ -23,5 +30,6 @@ ibResult ib_joints_velocity_correction(ibWorld* w, double h)
 {
 	ibJointStore* st = w->joints;
 	if (!st || st->basicCount == 0) return IB_OK;
+	if (use_sparse(w)) return ib_lgs_sparse_velocity_correction(w, h);
 	return use_lgs(w) ? ib_lgs_velocity_correction(w, h) : ib_iterative_velocity_correction(w, h, true);
 }

@@ -13,7 +13,7 @@ const ibSceneEnum ibScene_BodyTypes[] = {
 const ibSceneEnum ibScene_Integrators[] = {
     {"rk4", IB_INTEGRATOR_RK4}, {"cash-karp", IB_INTEGRATOR_CASH_KARP}, {NULL, 0}};
 const ibSceneEnum ibScene_Solvers[] = {
-    {"auto", IB_SOLVER_AUTO}, {"iterative", IB_SOLVER_ITERATIVE}, {"lgs", IB_SOLVER_LGS}, {NULL, 0}};
+    {"auto", IB_SOLVER_AUTO}, {"iterative", IB_SOLVER_ITERATIVE}, {"lgs", IB_SOLVER_LGS}, {"lgs-sparse", IB_SOLVER_LGS_SPARSE}, {NULL, 0}};
 const ibSceneEnum ibScene_JointTypes[] = {{"ball", IB_JOINT_BALL},
                                           {"line", IB_JOINT_LINE},
                                           {"plane", IB_JOINT_PLANE},

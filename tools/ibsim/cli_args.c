@@ -272,13 +272,13 @@ static bool applyMaxIter(void* ctx, const char* value, char* msg, size_t msgSize
 	return true;
 }
 
-const char* const ibsimSolverNames[3] = {"auto", "iterative", "lgs"};
+const char* const ibsimSolverNames[4] = {"auto", "iterative", "lgs", "lgs-sparse"};
 
 static bool applySolver(void* ctx, const char* value, char* msg, size_t msgSize)
 {
 	ibsimRunOptions* o = ctx;
-	if (!ibsimParseChoice(value, ibsimSolverNames, 3, &o->solver)) {
-		snprintf(msg, msgSize, "expected auto, iterative or lgs");
+	if (!ibsimParseChoice(value, ibsimSolverNames, 4, &o->solver)) {
+		snprintf(msg, msgSize, "expected auto, iterative, lgs or lgs-sparse");
 		return false;
 	}
 	o->hasSolver = true;
@@ -313,7 +313,7 @@ static const ibsimOption kRunOptions[] = {
     {"--csv", "FILE", "write a time series (one row per step, plus t = 0) to FILE", applyCsv},
     {"--plot", "FILE.png", "plot energy deviation and momentum with gnuplot into FILE.png", applyPlot},
     {"--quiet", NULL, "print only the final result line (and errors)", applyQuiet},
-    {"--solver", "METHOD", "joint solver: auto, iterative or lgs (default: the scene's)", applySolver},
+    {"--solver", "METHOD", "joint solver: auto, iterative, lgs or lgs-sparse (default: the scene's)", applySolver},
     {"--tol-pos", "E", "position tolerance in m and angular tolerance in rad (default: the scene's)", applyTolPos},
     {"--tol-vel", "E", "velocity tolerance in m/s and rad/s (default: the scene's)", applyTolVel},
     {"--max-iter", "N", "cap on position and on velocity correction sweeps per step", applyMaxIter},

@@ -84,7 +84,7 @@ typedef struct ibsimRunOptions {
 } ibsimRunOptions;
 
 /** Names of --solver values, indexed by ibJointSolver (auto, iterative, lgs). */
-extern const char* const ibsimSolverNames[3];
+extern const char* const ibsimSolverNames[4];
 
 /** Largest accepted number of steps (--steps, or duration / step size). */
 #define IBSIM_MAX_STEPS 1000000000000LL

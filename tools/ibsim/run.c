@@ -92,7 +92,7 @@ static ibBodyId findKickBody(const ibsimRunOptions* o, ibWorldId world)
 static void printSolver(FILE* out, ibWorldId world)
 {
 	ibSolverSettings s = ibWorld_GetSolverSettings(world);
-	const char* method = (unsigned)s.method < 3 ? ibsimSolverNames[s.method] : "?";
+	const char* method = (unsigned)s.method < 4 ? ibsimSolverNames[s.method] : "?";
 	fprintf(out,
 	        "solver:     %d joints, method %s, warm start %s, tolerances %.3g m / %.3g rad / %.3g m/s, "
 	        "caps %d / %d sweeps\n",
