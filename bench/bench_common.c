@@ -287,9 +287,30 @@ void bench_print_result(const char* scene, const char* engine, const BenchResult
 	fflush(stdout);
 }
 
+static void print_ratio_head(const char* scene, const char* ours, double oursMs, const char* peer, double peerMs)
+{
+	printf("bench: scene=%s ratio ours=%s peer=%s time_ratio=%.4f", scene, ours, peer,
+	       peerMs > 0.0 ? oursMs / peerMs : NAN);
+}
+
 void bench_ratio(const char* scene, const char* ours, double oursMs, const char* peer, double peerMs)
 {
-	printf("bench: scene=%s ratio ours=%s peer=%s time_ratio=%.4f\n", scene, ours, peer,
-	       peerMs > 0.0 ? oursMs / peerMs : NAN);
+	print_ratio_head(scene, ours, oursMs, peer, peerMs);
+	putchar('\n');
+	fflush(stdout);
+}
+
+void bench_ratio_ex(const char* scene, const char* ours, double oursMs, const char* peer, double peerMs,
+                    const char* extraFmt, ...)
+{
+	print_ratio_head(scene, ours, oursMs, peer, peerMs);
+	if (extraFmt && extraFmt[0]) {
+		va_list ap;
+		va_start(ap, extraFmt);
+		putchar(' ');
+		vprintf(extraFmt, ap);
+		va_end(ap);
+	}
+	putchar('\n');
 	fflush(stdout);
 }

@@ -140,6 +140,14 @@ void bench_print_result(const char* scene, const char* engine, const BenchResult
 /** Print `bench: scene=S ratio ours=O peer=P time_ratio=R`, R = oursMs / peerMs. */
 void bench_ratio(const char* scene, const char* ours, double oursMs, const char* peer, double peerMs);
 
+/** bench_ratio followed by a space and extraFmt (further key=value pairs, e.g. eps= and the two errors). */
+void bench_ratio_ex(const char* scene, const char* ours, double oursMs, const char* peer, double peerMs,
+                    const char* extraFmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
 #ifdef __cplusplus
 }
 #endif

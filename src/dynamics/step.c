@@ -185,6 +185,10 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 	ibResult r = ib_joints_before_step(w, h);
 	if (r != IB_OK) return r;
 	ib_apply_force_modules(w, h);
+	if (ib_joints_velocity_inconsistent(w)) {
+		ib_joints_velocity_correction(w, h); /* project inconsistent velocities first */
+		w->stats.velocityIterations = 0;
+	}
 	if (w->solver.order == 2)
 		midpoint_step(w, h);
 	else if (w->solver.order >= 4)

@@ -33,3 +33,19 @@ ibResult ib_joints_velocity_correction(ibWorld* w, double h)
 	if (use_sparse(w)) return ib_lgs_sparse_velocity_correction(w, h);
 	return use_lgs(w) ? ib_lgs_velocity_correction(w, h) : ib_iterative_velocity_correction(w, h, true);
 }
+
+/* True if some joint's velocity condition is violated at the current instant (e.g. the user set
+ * inconsistent initial velocities); then the step starts with a velocity correction, which is the
+ * inelastic projection of the velocities, instead of letting the joint correction turn the
+ * inconsistency into position-level corrections (which adds energy of order h). */
+bool ib_joints_velocity_inconsistent(ibWorld* w)
+{
+	ibJointStore* st = w->joints;
+	if (!st || !ib_joints_rebuild_basics(w) || st->basicCount == 0) return false;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		ibBasic* c = &st->basics[k];
+		ib_solver_prepare(w, c);
+		if (ib_solver_projected_norm(c, ib_solver_velocity_error(w, c)) > w->solver.velocityTolerance) return true;
+	}
+	return false;
+}
