@@ -154,6 +154,8 @@ const ibPose* ib_solver_predicted(ibWorld* w, ibJointStore* st, int32_t i, doubl
 ibVec3 ib_solver_velocity_error(const ibWorld* w, const ibBasic* c);
 /* Component of r in the rows of c (P^T P r): warm-start impulses must not act in free DOFs. */
 ibVec3 ib_solver_project(const ibBasic* c, ibVec3 r);
+/* Predicted errors d(t0+h) of all position rows, stored as d/h in st->rhs; returns max |d| / tolerance. */
+double ib_solver_predicted_errors(ibWorld* w, ibJointStore* st, double h);
 
 /* solver_iterative.c (Alg. 3.1, 3.2) and solver_lgs_tree.c (O(n) LGS for acyclic joint graphs) */
 ibResult ib_iterative_position_correction(ibWorld* w, double h);

@@ -128,3 +128,21 @@ ibVec3 ib_solver_project(const ibBasic* c, ibVec3 r)
 	for (int k = 0; k < c->rows; ++k) p = ibMulAdd(p, ibDot(c->P[k], r), c->P[k]);
 	return p;
 }
+
+/* Predicted errors d(t0+h)/h of the position rows into st->rhs; returns max |d| / tolerance. */
+double ib_solver_predicted_errors(ibWorld* w, ibJointStore* st, double h)
+{
+	const ibSolverSettings* s = &w->solver;
+	double worst = 0.0;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		ibBasic* c = &st->basics[k];
+		st->rhs[k] = IB_VEC3_ZERO;
+		if (c->type->velocityOnly) continue;
+		ibVec3 d = c->type->error(c, ib_solver_predicted(w, st, c->b1, h), ib_solver_predicted(w, st, c->b2, h));
+		double tol = c->type->rotational ? s->angularTolerance : s->positionTolerance;
+		double rel = ibLength(d) / tol;
+		worst = rel > worst || isnan(rel) ? rel : worst;
+		st->rhs[k] = ibScale(1.0 / h, d);
+	}
+	return worst;
+}

@@ -735,23 +735,6 @@ static void set_rhs(const ibJointStore* st, SpSys* y)
 	}
 }
 
-/* Predicted errors d(t0+h)/h of the position rows into st->rhs; returns max |d| / tolerance. */
-static double predicted_errors(ibWorld* w, ibJointStore* st, double h)
-{
-	const ibSolverSettings* s = &w->solver;
-	double worst = 0.0;
-	for (int32_t k = 0; k < st->basicCount; ++k) {
-		ibBasic* c = &st->basics[k];
-		st->rhs[k] = IB_VEC3_ZERO;
-		if (c->type->velocityOnly) continue;
-		ibVec3 d = c->type->error(c, ib_solver_predicted(w, st, c->b1, h), ib_solver_predicted(w, st, c->b2, h));
-		double tol = c->type->rotational ? s->angularTolerance : s->positionTolerance;
-		double rel = ibLength(d) / tol;
-		worst = rel > worst || isnan(rel) ? rel : worst;
-		st->rhs[k] = ibScale(1.0 / h, d);
-	}
-	return worst;
-}
 
 /* ---------------------------------------------------------------- the two corrections */
 
@@ -769,7 +752,7 @@ ibResult ib_lgs_sparse_position_correction(ibWorld* w, double h)
 	if (y->m == 0) return IB_OK;
 	int it = 0, stalls = 0;
 	bool fd = false;
-	double err = predicted_errors(w, st, h);
+	double err = ib_solver_predicted_errors(w, st, h);
 	while (err > 1.0 && it < s->maxPositionIterations) {
 		set_rhs(st, y);
 		response_rows(w, st, S, y, h, fd);
@@ -778,13 +761,13 @@ ibResult ib_lgs_sparse_position_correction(ibWorld* w, double h)
 		++it;
 		for (int32_t k = 0; k < st->basicCount; ++k) st->basics[k].iterations++;
 		double prev = err;
-		err = predicted_errors(w, st, h);
+		err = ib_solver_predicted_errors(w, st, h);
 		/* the Newton step overshot (poor linearisation): back off along the same direction */
 		double f = 1.0;
 		for (int half = 0; half < 8 && !(err <= prev); ++half) {
 			f *= 0.5;
 			apply(w, st, y, -f);
-			err = predicted_errors(w, st, h);
+			err = ib_solver_predicted_errors(w, st, h);
 		}
 		if (!(err <= 0.05 * prev)) fd = true; /* slow: the exact response from now on */
 		if (!(err <= 0.9 * prev) && ++stalls >= 3) break;

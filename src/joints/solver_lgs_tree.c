@@ -480,22 +480,6 @@ static void clear_fd(ibJointStore* st)
 /* Joint correction: a Newton-type iteration on the predicted errors. The matrix is rebuilt at the
  * predicted configuration when the error falls by less than 4x per solve (fast rotation makes the
  * linearisation at t0 poor); typical steps need 2-3 solves with one factorisation. */
-/* Predicted errors of all basic joints into rhs (as d/h); returns the largest error / tolerance. */
-static double predicted_errors(ibWorld* w, ibJointStore* st, double h)
-{
-	const ibSolverSettings* s = &w->solver;
-	double maxRel = 0.0;
-	for (int32_t k = 0; k < st->basicCount; ++k) {
-		ibBasic* c = &st->basics[k];
-		st->rhs[k] = IB_VEC3_ZERO;
-		if (c->type->velocityOnly) continue;
-		ibVec3 d = c->type->error(c, ib_solver_predicted(w, st, c->b1, h), ib_solver_predicted(w, st, c->b2, h));
-		double tol = c->type->rotational ? s->angularTolerance : s->positionTolerance;
-		maxRel = fmax(maxRel, ibLength(d) / tol);
-		st->rhs[k] = ibScale(1.0 / h, d);
-	}
-	return maxRel;
-}
 
 /* One sweep of Alg. 3.1 (position) or 3.2 (velocity) over the loop-closing joints. */
 static void sweep_cut(ibWorld* w, ibJointStore* st, double h, bool velocity)
@@ -529,7 +513,7 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 	bool needFactor = true;
 	int stalls = 0;
 	double prevErr = INFINITY;
-	double err = predicted_errors(w, st, h);
+	double err = ib_solver_predicted_errors(w, st, h);
 	while (err > 1.0 && it < s->maxPositionIterations) {
 		/* rebuild with the exact Jacobian only when the cheap linearisation converges slowly */
 		if (it > 0 && !t->hasCut && err > 0.1 * prevErr) needFactor = true;
@@ -550,17 +534,17 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 		for (int32_t k = 0; k < st->basicCount; ++k) st->basics[k].iterations++;
 		if (t->hasCut) { /* hybrid: tree solve, then the cut joints one by one (§3.3.2.3) */
 			sweep_cut(w, st, h, false);
-			err = predicted_errors(w, st, h);
+			err = ib_solver_predicted_errors(w, st, h);
 			continue;
 		}
-		err = predicted_errors(w, st, h);
+		err = ib_solver_predicted_errors(w, st, h);
 		/* damped Newton: if the full step made things worse, back off along the same direction */
 		double f = 1.0;
 		for (int half = 0; half < 8 && err > prevErr; ++half) {
 			f *= 0.5;
 			for (int32_t ni = 0; ni < t->nodeCount; ++ni)
 				if (t->nodes[ni].body >= 0) scale_body_change(w, &t->nodes[ni], -f);
-			err = predicted_errors(w, st, h);
+			err = ib_solver_predicted_errors(w, st, h);
 		}
 	}
 	clear_fd(st);
