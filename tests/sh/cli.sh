@@ -267,7 +267,13 @@ lt "$loose_iter" "$tight_iter" || fail "--tol-pos 1e-3: $loose_iter position swe
 run "$chain10" --steps 20 --solver lgs --tol-vel 1e-4 --max-iter 50 --quiet
 expect_rc 0 "chain10 --solver lgs --tol-vel --max-iter"
 final_line_ok "chain10 --solver lgs"
-echo "ok: --solver/--tol-pos/--tol-vel/--max-iter (iterative chain10: error $tight_err -> $loose_err, sweeps $tight_iter -> $loose_iter)"
+run "$chain10" --steps 20 --order 4
+expect_rc 0 "chain10 --order 4"
+final_line_ok "chain10 --order 4"
+grep -q "order 4" "$tmp/last.out" || fail "--order 4: the summary does not show order 4"
+run "$chain10" --steps 5 --order 3
+expect_rc 2 "--order 3"
+echo "ok: --solver/--tol-pos/--tol-vel/--max-iter/--order (iterative chain10: error $tight_err -> $loose_err, sweeps $tight_iter -> $loose_iter)"
 
 bad_solver_args=(
 	"--tol-pos 0" "--tol-pos -1e-3" "--tol-pos abc" "--tol-pos nan" "--tol-vel 0" "--tol-vel inf"

@@ -306,6 +306,21 @@ static bool applyKickBody(void* ctx, const char* value, char* msg, size_t msgSiz
 	return true;
 }
 
+static bool applyOrder(void* ctx, const char* value, char* msg, size_t msgSize)
+{
+	static const char* const names[4] = {"1", "2", "4", "6"};
+	static const int orders[4] = {1, 2, 4, 6};
+	int i;
+	if (!ibsimParseChoice(value, names, 4, &i)) {
+		snprintf(msg, msgSize, "expected 1, 2, 4 or 6");
+		return false;
+	}
+	ibsimRunOptions* o = ctx;
+	o->order = orders[i];
+	o->hasOrder = true;
+	return true;
+}
+
 static const ibsimOption kRunOptions[] = {
     {"--time", "T", "simulated duration in seconds (default: the scene's <run> duration)", applyTime},
     {"--steps", "N", "number of steps instead of a duration", applySteps},
@@ -314,6 +329,7 @@ static const ibsimOption kRunOptions[] = {
     {"--plot", "FILE.png", "plot energy deviation and momentum with gnuplot into FILE.png", applyPlot},
     {"--quiet", NULL, "print only the final result line (and errors)", applyQuiet},
     {"--solver", "METHOD", "joint solver: auto, iterative, lgs or lgs-sparse (default: the scene's)", applySolver},
+    {"--order", "1|2|4|6", "order of the time step: 1, 2 (midpoint), 4 or 6 (§3.4; default: the scene's)", applyOrder},
     {"--tol-pos", "E", "position tolerance in m and angular tolerance in rad (default: the scene's)", applyTolPos},
     {"--tol-vel", "E", "velocity tolerance in m/s and rad/s (default: the scene's)", applyTolVel},
     {"--max-iter", "N", "cap on position and on velocity correction sweeps per step", applyMaxIter},

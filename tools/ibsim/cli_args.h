@@ -76,6 +76,8 @@ typedef struct ibsimRunOptions {
 	double tolVel;         /**< overrides velocityTolerance */
 	bool hasMaxIter;       /**< --max-iter given */
 	int maxIter;           /**< overrides maxPositionIterations and maxVelocityIterations */
+	bool hasOrder;         /**< --order given */
+	int order;             /**< 1, 2, 4 or 6 (higher-order method, §3.4) */
 	bool hasSolver;        /**< --solver given */
 	int solver;            /**< ibJointSolver */
 	bool hasKick;          /**< --kick-torque given */

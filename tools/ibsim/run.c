@@ -64,12 +64,13 @@ static int loadWorld(const ibsimRunOptions* o, const ibWorldDef* base, ibWorldId
 /* Command-line overrides of the scene's solver settings. Returns an exit code. */
 static int applySolverOptions(const ibsimRunOptions* o, ibWorldId world)
 {
-	if (!o->hasTolPos && !o->hasTolVel && !o->hasMaxIter && !o->hasSolver) return IBSIM_EXIT_OK;
+	if (!o->hasTolPos && !o->hasTolVel && !o->hasMaxIter && !o->hasSolver && !o->hasOrder) return IBSIM_EXIT_OK;
 	ibSolverSettings s = ibWorld_GetSolverSettings(world);
 	if (o->hasTolPos) s.positionTolerance = s.angularTolerance = o->tolPos;
 	if (o->hasTolVel) s.velocityTolerance = o->tolVel;
 	if (o->hasMaxIter) s.maxPositionIterations = s.maxVelocityIterations = o->maxIter;
 	if (o->hasSolver) s.method = (ibJointSolver)o->solver;
+	if (o->hasOrder) s.order = o->order;
 	if (ibWorld_SetSolverSettings(world, &s) == IB_OK) return IBSIM_EXIT_OK;
 	fprintf(stderr, "ibsim: error: invalid solver settings: %s\n", ibWorld_GetLastError(world));
 	return IBSIM_EXIT_USAGE;
@@ -95,9 +96,9 @@ static void printSolver(FILE* out, ibWorldId world)
 	const char* method = (unsigned)s.method < 4 ? ibsimSolverNames[s.method] : "?";
 	fprintf(out,
 	        "solver:     %d joints, method %s, warm start %s, tolerances %.3g m / %.3g rad / %.3g m/s, "
-	        "caps %d / %d sweeps\n",
+	        "caps %d / %d sweeps, order %d\n",
 	        ibWorld_GetJointCount(world), method, s.warmStart ? "on" : "off", s.positionTolerance, s.angularTolerance,
-	        s.velocityTolerance, s.maxPositionIterations, s.maxVelocityIterations);
+	        s.velocityTolerance, s.maxPositionIterations, s.maxVelocityIterations, s.order);
 }
 
 /* Everything a run owns, released by cleanup(). */
