@@ -152,6 +152,37 @@ static void slider_crank(ibJointSolver method)
 	ibDestroyWorld(w);
 }
 
+/* The three-loop model of Fig. 3.31 (Table 3.6), reconstructed (digest §22.3 [R]: the figure is
+ * lost): three planar loops of 4 hinged links, one link per loop longer than the others so that the
+ * loop cannot become collinear; each loop's top link hangs from the world by a ball joint at its
+ * centre, the loops in parallel planes; 12 hinges (60 rows) plus 3 ball joints. */
+static void three_loops(ibJointSolver method)
+{
+	ibWorldId w = make_world(method);
+	ibBodyId g = ground(w);
+	ibBodyId probe = IB_NULL_BODY;
+	for (int k = 0; k < 3; ++k) {
+		double y = 0.5 * k;
+		ibVec3 P[4] = {{-0.5, y, 0}, {0.5, y, 0}, {0.4, y, -1.0}, {-0.6, y, -0.8}}; /* link 1-2 is the long one */
+		ibBodyId L[4];
+		for (int i = 0; i < 4; ++i) L[i] = link(w, P[i], P[(i + 1) % 4]);
+		for (int i = 0; i < 4; ++i) hinge(w, L[i], L[(i + 1) % 4], P[(i + 1) % 4], ibV3(0, 1, 0));
+		ibJointDef jd = ibDefaultJointDef(IB_JOINT_BALL);
+		jd.bodyA = g;
+		jd.bodyB = L[0];
+		assert_int_equal(ibJointDef_SetWorldFrame(&jd, ibV3(0, y, 0), ibV3(1, 0, 0)), IB_OK);
+		assert_true(ibJoint_IsValid(ibCreateJoint(w, &jd)));
+		ibBody_SetAngularVelocity(L[2], ibV3(0.5 * k, 2.0, 0.3));
+		probe = L[2];
+	}
+	double travel = run_checked(w, probe, "three loops");
+	assert_true(travel > 0.05);
+	ibDestroyWorld(w);
+}
+
+static void test_three_loops_lgs(void** s) { (void)s; three_loops(IB_SOLVER_LGS); }
+static void test_three_loops_iterative(void** s) { (void)s; three_loops(IB_SOLVER_ITERATIVE); }
+
 static void test_four_bar_lgs(void** s) { (void)s; four_bar(IB_SOLVER_LGS); }
 static void test_four_bar_iterative(void** s) { (void)s; four_bar(IB_SOLVER_ITERATIVE); }
 static void test_ring_lgs(void** s) { (void)s; hinge_ring(IB_SOLVER_LGS); }
@@ -165,6 +196,8 @@ int main(void)
 	    cmocka_unit_test(test_four_bar_lgs),     cmocka_unit_test(test_four_bar_iterative),
 	    cmocka_unit_test(test_ring_lgs),         cmocka_unit_test(test_ring_iterative),
 	    cmocka_unit_test(test_slider_crank_lgs), cmocka_unit_test(test_slider_crank_iterative),
+	    cmocka_unit_test(test_three_loops_lgs),
+	    cmocka_unit_test(test_three_loops_iterative),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
