@@ -510,7 +510,9 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 		ib_solver_prepare(w, &st->basics[k]);
 	}
 	int it = 0;
-	bool needFactor = true;
+	/* one factorisation per step (§3.3.2.1): the velocity correction's matrix at t0+h of the previous
+	 * step is this step's matrix at t0; rebuilt at the predicted configuration only if needed */
+	bool needFactor = !(t->factorEpoch == w->poseEpoch && !t->includeVelocityOnly);
 	int stalls = 0;
 	double prevErr = INFINITY;
 	double err = ib_solver_predicted_errors(w, st, h);
