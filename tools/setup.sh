@@ -6,8 +6,8 @@ profile=${1:-build}
 pkgs=(cmake make gcc pkg-config libxml2-dev gnuplot-nox libsuitesparse-dev)
 case "$profile" in
   build) ;;
-  test) pkgs+=(libcmocka-dev) ;;
-  bench) pkgs+=(libcmocka-dev g++ libode-dev libbullet-dev) ;;
+  test) pkgs+=(libcmocka-dev libccd-dev) ;;
+  bench) pkgs+=(libcmocka-dev libccd-dev g++ libode-dev libbullet-dev) ;;
   *) echo "setup.sh: unknown profile '$profile' (build|test|bench)" >&2; exit 2 ;;
 esac
 missing=()

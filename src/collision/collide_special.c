@@ -1,0 +1,275 @@
+/* Exact closed-form narrowphase cases (Chapter 4; spheres as in §4.5.1.2): sphere-sphere,
+ * sphere-box (closest point by clamping in the box frame; penetration through the nearest face
+ * when the centre is inside), sphere-capsule (point-segment), sphere-cylinder (the same in the
+ * cylinder frame, radial/axial), capsule-capsule (segment-segment)
+ * and the box-box separating-axis test on the 15 candidate axes, whose minimum overlap is the
+ * exact penetration depth of two boxes (the minimum translational distance of two polytopes is
+ * attained at a face normal of either or at the cross product of an edge pair). All results
+ * satisfy pointA - pointB == distance * normal, with the normal pointing from B to A. */
+#include <math.h>
+
+#include "collision/convex.h"
+
+static inline double clampd(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+/* Result of two cores (points) at closest points p (on A's core) and q (on B's core), swept by the
+ * radii ra and rb; fallback is the normal used when p == q. */
+static ibConvexDistance swept_result(ibVec3 p, ibVec3 q, double ra, double rb, ibVec3 fallback)
+{
+	ibConvexDistance r;
+	ibVec3 d = ibSub(p, q);
+	double l = ibLength(d);
+	r.normal = l > 0.0 ? ibScale(1.0 / l, d) : fallback;
+	r.distance = (l > 0.0 ? l : 0.0) - ra - rb;
+	r.pointA = ibMulAdd(p, -ra, r.normal);
+	r.pointB = ibMulAdd(q, rb, r.normal);
+	r.iterations = 0;
+	return r;
+}
+
+ibConvexDistance ib_collide_sphere_sphere(const ibConvex* a, const ibConvex* b)
+{
+	return swept_result(a->position, b->position, a->radius, b->radius, ibV3(0.0, 0.0, 1.0));
+}
+
+ibConvexDistance ib_collide_sphere_box(const ibConvex* sphere, const ibConvex* box)
+{
+	ibVec3 p = ib_convex_to_local(box, sphere->position);
+	ibVec3 h = box->halfExtents;
+	double r = sphere->radius;
+	ibConvexDistance res;
+	res.iterations = 0;
+	if (fabs(p.x) > h.x || fabs(p.y) > h.y || fabs(p.z) > h.z) {
+		ibVec3 q = ibV3(clampd(p.x, -h.x, h.x), clampd(p.y, -h.y, h.y), clampd(p.z, -h.z, h.z));
+		ibVec3 d = ibSub(p, q);
+		double l = ibLength(d);
+		res.normal = ibMat3_MulV(box->R, ibScale(1.0 / l, d));
+		res.distance = l - r;
+		res.pointB = ib_convex_to_world(box, q);
+		res.pointA = ibMulAdd(sphere->position, -r, res.normal);
+		return res;
+	}
+	/* centre inside (or on) the box: leave through the nearest face */
+	double pv[3] = {p.x, p.y, p.z}, hv[3] = {h.x, h.y, h.z};
+	int k = 0;
+	double best = hv[0] - fabs(pv[0]);
+	for (int i = 1; i < 3; ++i) {
+		double t = hv[i] - fabs(pv[i]);
+		if (t < best) {
+			best = t;
+			k = i;
+		}
+	}
+	double s = pv[k] >= 0.0 ? 1.0 : -1.0;
+	ibVec3 nl = IB_VEC3_ZERO;
+	if (k == 0) nl.x = s;
+	else if (k == 1) nl.y = s;
+	else nl.z = s;
+	pv[k] = s * hv[k];
+	res.normal = ibMat3_MulV(box->R, nl);
+	res.distance = -(best + r);
+	res.pointB = ib_convex_to_world(box, ibV3(pv[0], pv[1], pv[2]));
+	res.pointA = ibMulAdd(sphere->position, -r, res.normal);
+	return res;
+}
+
+ibConvexDistance ib_collide_sphere_capsule(const ibConvex* sphere, const ibConvex* capsule)
+{
+	/* closest point of the capsule's segment, in the capsule frame (no cancellation of positions) */
+	ibVec3 p = ib_convex_to_local(capsule, sphere->position);
+	ibVec3 ql = ibV3(0.0, 0.0, clampd(p.z, -capsule->halfLength, capsule->halfLength));
+	ibVec3 dl = ibSub(p, ql);
+	double l = ibLength(dl);
+	ibVec3 nl = l > 0.0 ? ibScale(1.0 / l, dl) : ibV3(1.0, 0.0, 0.0);
+	ibConvexDistance r;
+	r.iterations = 0;
+	r.normal = ibMat3_MulV(capsule->R, nl);
+	r.distance = l - sphere->radius - capsule->radius;
+	r.pointA = ibMulAdd(sphere->position, -sphere->radius, r.normal);
+	r.pointB = ib_convex_to_world(capsule, ibMulAdd(ql, capsule->radius, nl));
+	return r;
+}
+
+ibConvexDistance ib_collide_sphere_cylinder(const ibConvex* sphere, const ibConvex* cylinder)
+{
+	ibVec3 p = ib_convex_to_local(cylinder, sphere->position);
+	double R = cylinder->radius, h = cylinder->halfLength, r = sphere->radius;
+	double rho = sqrt(p.x * p.x + p.y * p.y);
+	ibVec3 radial = rho > 0.0 ? ibV3(p.x / rho, p.y / rho, 0.0) : ibV3(1.0, 0.0, 0.0);
+	ibVec3 q, nl;
+	double dc; /* signed distance of the centre to the cylinder */
+	if (rho <= R && fabs(p.z) <= h) { /* centre inside: leave through the nearer of side and cap */
+		double side = R - rho, cap = h - fabs(p.z);
+		if (side < cap) {
+			nl = radial;
+			q = ibV3(R * radial.x, R * radial.y, p.z);
+			dc = -side;
+		} else {
+			nl = ibV3(0.0, 0.0, p.z >= 0.0 ? 1.0 : -1.0);
+			q = ibV3(p.x, p.y, p.z >= 0.0 ? h : -h);
+			dc = -cap;
+		}
+	} else {
+		double rc = rho < R ? rho : R;
+		q = ibV3(rc * radial.x, rc * radial.y, clampd(p.z, -h, h));
+		ibVec3 d = ibSub(p, q);
+		dc = ibLength(d);
+		nl = ibScale(1.0 / dc, d);
+	}
+	ibConvexDistance res;
+	res.iterations = 0;
+	res.normal = ibMat3_MulV(cylinder->R, nl);
+	res.distance = dc - r;
+	res.pointB = ib_convex_to_world(cylinder, q);
+	res.pointA = ibMulAdd(sphere->position, -r, res.normal);
+	return res;
+}
+
+void ib_segment_closest_params(ibVec3 p0, ibVec3 p1, ibVec3 q0, ibVec3 q1, double* sOut, double* tOut)
+{
+	ibVec3 d1 = ibSub(p1, p0), d2 = ibSub(q1, q0), r = ibSub(p0, q0);
+	double a = ibDot(d1, d1), e = ibDot(d2, d2), f = ibDot(d2, r);
+	double tiny = 1e-300;
+	double s = 0.0, t = 0.0;
+	if (a <= tiny && e <= tiny) {
+		s = t = 0.0;
+	} else if (a <= tiny) {
+		t = clampd(f / e, 0.0, 1.0);
+	} else {
+		double c = ibDot(d1, r);
+		if (e <= tiny) {
+			s = clampd(-c / a, 0.0, 1.0);
+		} else {
+			double b = ibDot(d1, d2);
+			double denom = a * e - b * b;
+			if (denom > 1e-14 * a * e) {
+				s = clampd((b * f - c * e) / denom, 0.0, 1.0);
+			} else {
+				/* parallel: middle of the overlap of [0,1] with Q's parameter interval on P */
+				double s0 = -c / a, s1 = (b - c) / a;
+				double lo = fmax(0.0, fmin(s0, s1)), hi = fmin(1.0, fmax(s0, s1));
+				s = lo <= hi ? 0.5 * (lo + hi) : (fmax(s0, s1) < 0.0 ? 0.0 : 1.0);
+			}
+			t = (b * s + f) / e;
+			if (t < 0.0) {
+				t = 0.0;
+				s = clampd(-c / a, 0.0, 1.0);
+			} else if (t > 1.0) {
+				t = 1.0;
+				s = clampd((b - c) / a, 0.0, 1.0);
+			}
+		}
+	}
+	*sOut = s;
+	*tOut = t;
+}
+
+ibConvexDistance ib_collide_capsule_capsule(const ibConvex* a, const ibConvex* b)
+{
+	ibVec3 ua = ibMat3_Column(a->R, 2), ub = ibMat3_Column(b->R, 2);
+	ibVec3 p0 = ibMulAdd(a->position, -a->halfLength, ua), p1 = ibMulAdd(a->position, a->halfLength, ua);
+	ibVec3 q0 = ibMulAdd(b->position, -b->halfLength, ub), q1 = ibMulAdd(b->position, b->halfLength, ub);
+	double s, t;
+	ib_segment_closest_params(p0, p1, q0, q1, &s, &t);
+	ibVec3 p = ibAdd(p0, ibScale(s, ibSub(p1, p0)));
+	ibVec3 q = ibAdd(q0, ibScale(t, ibSub(q1, q0)));
+	/* crossing cores: the depth is ra + rb along the normal of both axes */
+	ibVec3 fb = ibCross(ua, ub);
+	fb = ibLengthSq(fb) > 1e-24 ? ibNormalize(fb) : ibPerpendicular(ua);
+	if (ibDot(fb, ibSub(a->position, b->position)) < 0.0) fb = ibNeg(fb);
+	return swept_result(p, q, a->radius, b->radius, fb);
+}
+
+/* Support feature of a box along dir: the vertex, or the centre of the edge/face when dir is
+ * (within 1e-10) perpendicular to one or two box axes. */
+static ibVec3 box_support_feature(const ibConvex* box, ibVec3 dir)
+{
+	ibVec3 p = box->position;
+	double h[3] = {box->halfExtents.x, box->halfExtents.y, box->halfExtents.z};
+	for (int k = 0; k < 3; ++k) {
+		ibVec3 ax = ibMat3_Column(box->R, k);
+		double c = ibDot(ax, dir);
+		if (fabs(c) > 1e-10) p = ibMulAdd(p, c > 0.0 ? h[k] : -h[k], ax);
+	}
+	return p;
+}
+
+bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistance* out)
+{
+	ibVec3 A[3], B[3];
+	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
+	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
+	for (int k = 0; k < 3; ++k) {
+		A[k] = ibMat3_Column(a->R, k);
+		B[k] = ibMat3_Column(b->R, k);
+	}
+	ibVec3 T = ibSub(a->position, b->position);
+	double best = INFINITY;
+	int bestKind = -1, bestI = 0, bestJ = 0; /* kind 0: face of A (i), 1: face of B (j), 2: edges (i, j) */
+	ibVec3 bestN = IB_VEC3_ZERO;
+
+	for (int kind = 0; kind < 3; ++kind) {
+		for (int i = 0; i < 3; ++i) {
+			for (int j = 0; j < 3; ++j) {
+				ibVec3 L;
+				if (kind == 0) {
+					if (j > 0) break;
+					L = A[i];
+				} else if (kind == 1) {
+					if (j > 0) break;
+					L = B[i];
+				} else {
+					L = ibCross(A[i], B[j]);
+					double l = ibLength(L);
+					if (!(l > 1e-9)) continue; /* parallel edges: covered by the face axes */
+					L = ibScale(1.0 / l, L);
+				}
+				double ra = 0.0, rb = 0.0;
+				for (int k = 0; k < 3; ++k) {
+					ra += ha[k] * fabs(ibDot(A[k], L));
+					rb += hb[k] * fabs(ibDot(B[k], L));
+				}
+				double t = ibDot(T, L);
+				double ov = ra + rb - fabs(t);
+				if (ov < 0.0) return false; /* separating axis */
+				/* prefer face axes on (near) ties: edge axes must be strictly better */
+				bool better = kind == 2 ? ov < best - 1e-12 * (ra + rb) : ov < best;
+				if (better) {
+					best = ov;
+					bestKind = kind;
+					bestI = i;
+					bestJ = j;
+					bestN = t >= 0.0 ? L : ibNeg(L);
+				}
+			}
+		}
+	}
+
+	ibConvexDistance r;
+	r.iterations = 0;
+	r.distance = -best;
+	r.normal = bestN;
+	if (bestKind == 0) { /* face of A: B's deepest feature goes into A */
+		r.pointB = box_support_feature(b, bestN);
+		r.pointA = ibMulAdd(r.pointB, -best, bestN);
+	} else if (bestKind == 1) { /* face of B: A's deepest feature goes into B */
+		r.pointA = box_support_feature(a, ibNeg(bestN));
+		r.pointB = ibMulAdd(r.pointA, best, bestN);
+	} else { /* edge of A along A[i] against edge of B along B[j] */
+		int i = bestI, j = bestJ;
+		ibVec3 PA = a->position, PB = b->position;
+		for (int k = 0; k < 3; ++k) {
+			if (k != i) PA = ibMulAdd(PA, ibDot(A[k], bestN) > 0.0 ? -ha[k] : ha[k], A[k]);
+			if (k != j) PB = ibMulAdd(PB, ibDot(B[k], bestN) > 0.0 ? hb[k] : -hb[k], B[k]);
+		}
+		ibVec3 d = ibSub(PA, PB);
+		double c = ibDot(A[i], B[j]);
+		double denom = 1.0 - c * c;
+		double s = denom > 0.0 ? (c * ibDot(B[j], d) - ibDot(A[i], d)) / denom : 0.0;
+		s = clampd(s, -ha[i], ha[i]);
+		r.pointA = ibMulAdd(PA, s, A[i]);
+		r.pointB = ibMulAdd(r.pointA, best, bestN);
+	}
+	*out = r;
+	return true;
+}

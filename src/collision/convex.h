@@ -1,0 +1,161 @@
+/* Internal convex-shape view used by the narrowphase (Chapter 4): a shape's geometry plus its world
+ * pose, queried through a support function. Not installed. */
+#ifndef IBDYN_SRC_CONVEX_H
+#define IBDYN_SRC_CONVEX_H
+
+#include "ibdyn/ibdyn.h"
+
+typedef enum ibConvexType {
+	IB_CONVEX_SPHERE,   /* radius */
+	IB_CONVEX_BOX,      /* halfExtents */
+	IB_CONVEX_CAPSULE,  /* radius, halfLength along local z */
+	IB_CONVEX_CYLINDER, /* radius, halfLength along local z */
+	IB_CONVEX_HULL,     /* vertices (local), convex */
+} ibConvexType;
+
+typedef struct ibConvex {
+	ibConvexType type;
+	double radius;
+	double halfLength;
+	ibVec3 halfExtents;
+	const ibVec3* vertices; /* hull vertices in the local frame */
+	int vertexCount;
+	ibVec3 position; /* local -> world: x_w = position + R x_l */
+	ibQuat rotation;
+	ibMat3 R;
+} ibConvex;
+
+/* Build a convex view with its world pose (R from the quaternion). */
+static inline ibConvex ib_convex_make(ibConvexType type, ibVec3 position, ibQuat rotation)
+{
+	ibConvex c = {0};
+	c.type = type;
+	c.position = position;
+	c.rotation = ibQuatNormalize(rotation);
+	c.R = ibMat3_FromQuat(c.rotation);
+	return c;
+}
+
+/* World-space support point: argmax over the shape of dot(x, dir) (dir need not be unit). */
+ibVec3 ib_convex_support(const ibConvex* c, ibVec3 dir);
+
+/* Axis-aligned bounding box in world space. */
+typedef struct ibAABB {
+	ibVec3 lo, hi;
+} ibAABB;
+
+ibAABB ib_convex_aabb(const ibConvex* c);
+
+static inline bool ib_aabb_overlap(ibAABB a, ibAABB b)
+{
+	return a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y && a.lo.z <= b.hi.z &&
+	       b.lo.z <= a.hi.z;
+}
+
+static inline ibAABB ib_aabb_union(ibAABB a, ibAABB b)
+{
+	return (ibAABB){{fmin(a.lo.x, b.lo.x), fmin(a.lo.y, b.lo.y), fmin(a.lo.z, b.lo.z)},
+	                {fmax(a.hi.x, b.hi.x), fmax(a.hi.y, b.hi.y), fmax(a.hi.z, b.hi.z)}};
+}
+
+static inline ibAABB ib_aabb_fatten(ibAABB a, double margin)
+{
+	ibVec3 m = {margin, margin, margin};
+	return (ibAABB){ibSub(a.lo, m), ibAdd(a.hi, m)};
+}
+
+static inline double ib_aabb_surface(ibAABB a)
+{
+	ibVec3 d = ibSub(a.hi, a.lo);
+	return 2.0 * (d.x * d.y + d.y * d.z + d.z * d.x);
+}
+
+/* Result of a distance / penetration query between two convex shapes (§4 intro, §4.5.1.2). The
+ * normal points from B towards A (towards the first body). */
+typedef struct ibConvexDistance {
+	double distance;   /* > 0 separated; < 0 penetration depth (negated) */
+	ibVec3 pointA;     /* closest (or deepest) point on A, world */
+	ibVec3 pointB;     /* on B, world */
+	ibVec3 normal;     /* unit, from B to A */
+	int iterations;
+} ibConvexDistance;
+
+/* ---- narrowphase (convex.c, gjk.c, epa.c, collide_special.c, narrowphase.c) -------------------
+ * Invariant of every ibConvexDistance produced below: pointA - pointB == distance * normal. When
+ * separated, the points are the closest points; when penetrating, pointA is A's deepest point
+ * (support of A along -normal), pointB B's (support along +normal), and translating A by
+ * -distance * normal brings the shapes into touching contact (minimum translational distance). */
+
+/* Support of the shape's core: sphere -> its centre, capsule -> its inner segment, others -> the
+ * shape itself (= ib_convex_support). The shape is its core swept by a ball of ib_convex_margin. */
+ibVec3 ib_convex_support_core(const ibConvex* c, ibVec3 dir);
+/* Radius swept around the core: sphere/capsule radius, 0 for box, cylinder and hull. */
+double ib_convex_margin(const ibConvex* c);
+/* World <-> local point transforms of the shape's pose. */
+ibVec3 ib_convex_to_local(const ibConvex* c, ibVec3 world);
+ibVec3 ib_convex_to_world(const ibConvex* c, ibVec3 local);
+
+/* Warm-start cache of one shape pair (same order a, b across calls): the support directions of
+ * the terminal GJK simplex, in A's local frame. The next query starts from the support points
+ * along these directions at the current poses, so the cache is always valid (even if shapes
+ * change) and saves iterations when the poses are coherent. Zero-initialise ({0}) for an empty
+ * cache; a cache filled for other shape types or core settings is ignored. */
+typedef struct ibGjkCache {
+	int tag;   /* 0: empty; else identifies (type A, type B, cores) */
+	int count; /* 0..4 */
+	ibVec3 dir[4];
+} ibGjkCache;
+
+/* A simplex of the Minkowski difference A - B: w[i] = a[i] - b[i], a/b world support points of A
+ * along d[i] and of B along -d[i]. */
+typedef struct ibGjkSimplex {
+	int count;
+	ibVec3 w[4], a[4], b[4], d[4];
+} ibGjkSimplex;
+
+typedef struct ibGjkResult {
+	double distance; /* >= 0: distance between the shapes (or cores); 0 when overlapping */
+	ibVec3 pointA;   /* closest points (world) when separated */
+	ibVec3 pointB;
+	bool overlap;    /* the origin is in A - B (|v| <= 1e-13 max|w|: touching counts as overlap) */
+	int iterations;
+	ibGjkSimplex simplex; /* terminal simplex (starts EPA when overlapping) */
+} ibGjkResult;
+
+/* GJK distance (van den Bergen's loop, signed-volume sub-algorithm), stopping when
+ * |v|^2 - v.w <= 1e-12 |v|^2. cores: run on ib_convex_support_core instead of the full shapes.
+ * cache may be NULL. */
+ibGjkResult ib_gjk_distance(const ibConvex* a, const ibConvex* b, bool cores, ibGjkCache* cache);
+
+/* EPA penetration depth from a GJK terminal simplex containing the origin (blown up to a
+ * polytope when degenerate). Fills out (distance = -depth <= 0) for the shapes (or cores) and
+ * returns true; false only if A - B is found to be flat (out then has depth 0 and the flat
+ * direction as normal). Stops when the support plane along the closest face's normal is within
+ * 1e-10 x (size of A - B) of the face, or at 160 polytope vertices; the depth is that of the
+ * closest face, a lower bound of the true depth (exact for polytopes; on curved surfaces it
+ * converges slowly where the optimum is degenerate, e.g. coaxial cylinders). Uses ~50 kB of stack. */
+bool ib_epa_penetration(const ibConvex* a, const ibConvex* b, bool cores, const ibGjkSimplex* simplex,
+                        ibConvexDistance* out);
+
+/* Closest points of segments p0p1 and q0q1: parameters s, t in [0, 1] (parallel overlapping
+ * segments: the middle of the overlap). */
+void ib_segment_closest_params(ibVec3 p0, ibVec3 p1, ibVec3 q0, ibVec3 q1, double* s, double* t);
+
+/* Exact special cases (collide_special.c); the first argument is A (normal points towards it). */
+ibConvexDistance ib_collide_sphere_sphere(const ibConvex* a, const ibConvex* b);
+ibConvexDistance ib_collide_sphere_box(const ibConvex* sphere, const ibConvex* box);
+ibConvexDistance ib_collide_sphere_capsule(const ibConvex* sphere, const ibConvex* capsule);
+ibConvexDistance ib_collide_sphere_cylinder(const ibConvex* sphere, const ibConvex* cylinder);
+ibConvexDistance ib_collide_capsule_capsule(const ibConvex* a, const ibConvex* b);
+/* Box-box separating-axis test on the 15 axes: false if some axis separates; else true and out
+ * holds the exact penetration (minimum translational distance), normal and deepest points. */
+bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistance* out);
+
+/* Distance or penetration between two convex shapes: exact special case when one exists, else
+ * GJK on the cores (+ EPA when the cores overlap) with the margins added. cache may be NULL. */
+ibConvexDistance ib_convex_query(const ibConvex* a, const ibConvex* b, ibGjkCache* cache);
+/* The general path only (no special cases): GJK + EPA on the cores (cores = true) or on the full
+ * shapes (cores = false). For tests and comparisons. */
+ibConvexDistance ib_convex_query_gjk(const ibConvex* a, const ibConvex* b, bool cores, ibGjkCache* cache);
+
+#endif
