@@ -74,6 +74,7 @@ static int model_alloc(BenchModel* m, const char* name, int n)
 	}
 	m->bodyCount = n;
 	m->jointCount = n;
+	m->isTree = 1;
 	m->gravity[0] = 0.0;
 	m->gravity[1] = 0.0;
 	m->gravity[2] = -9.81;
@@ -169,6 +170,135 @@ int bench_make_tree(BenchModel* m, int depthCount)
 		set_joint(m, i, anchor);
 	}
 	return 0;
+}
+
+/* Rotation taking the x axis to the unit vector u (w, x, y, z). */
+static void quat_from_x_to(const double u[3], double q[4])
+{
+	/* axis = x cross u = (0, -u_z, u_y), angle = atan2(|axis|, u_x) */
+	double ax[3] = {0.0, -u[2], u[1]};
+	double s = sqrt(ax[1] * ax[1] + ax[2] * ax[2]);
+	q[0] = 1.0;
+	q[1] = q[2] = q[3] = 0.0;
+	if (s < 1e-12) {
+		if (u[0] < 0.0) { /* half turn about z */
+			q[0] = 0.0;
+			q[3] = 1.0;
+		}
+		return;
+	}
+	double half = 0.5 * atan2(s, u[0]);
+	q[0] = cos(half);
+	for (int k = 0; k < 3; ++k) q[1 + k] = sin(half) * ax[k] / s;
+}
+
+/* Local point/axis of a joint in body b's frame (world if b < 0). */
+static void to_local(const BenchModel* m, int b, const double w[3], int isPoint, double out[3])
+{
+	double d[3], qc[4];
+	if (b < 0) {
+		memcpy(out, w, sizeof(double) * 3);
+		return;
+	}
+	const BenchBody* bb = &m->bodies[b];
+	for (int k = 0; k < 3; ++k) d[k] = w[k] - (isPoint ? bb->center[k] : 0.0);
+	quat_conj(bb->rotation, qc);
+	bench_quat_rotate(qc, d, out);
+}
+
+static void set_general_joint(BenchModel* m, int j, int type, int parent, int child, const double anchor[3],
+                              const double axis[3])
+{
+	BenchJoint* jt = &m->joints[j];
+	jt->type = type;
+	jt->parent = parent;
+	jt->child = child;
+	memcpy(jt->anchor, anchor, sizeof jt->anchor);
+	to_local(m, parent, anchor, 1, jt->localParent);
+	to_local(m, child, anchor, 1, jt->localChild);
+	if (type == BENCH_JOINT_HINGE) {
+		memcpy(jt->axis, axis, sizeof jt->axis);
+		to_local(m, parent, axis, 0, jt->localAxisParent);
+		to_local(m, child, axis, 0, jt->localAxisChild);
+	}
+}
+
+int bench_make_loops3(BenchModel* m)
+{
+	const int n = 12, nj = 15;
+	memset(m, 0, sizeof *m);
+	snprintf(m->name, sizeof m->name, "loops3");
+	m->bodies = calloc((size_t)n, sizeof *m->bodies);
+	m->joints = calloc((size_t)nj, sizeof *m->joints);
+	if (!m->bodies || !m->joints) {
+		bench_model_free(m);
+		return -1;
+	}
+	m->bodyCount = n;
+	m->jointCount = nj;
+	m->isTree = 0;
+	m->gravity[2] = -9.81;
+	const double yAxis[3] = {0.0, 1.0, 0.0};
+	int j = 0;
+	for (int loop = 0; loop < 3; ++loop) {
+		double y = 0.5 * loop;
+		double P[4][3] = {{-0.5, y, 0.0}, {0.5, y, 0.0}, {0.4, y, -1.0}, {-0.6, y, -0.8}};
+		for (int i = 0; i < 4; ++i) {
+			BenchBody* b = &m->bodies[4 * loop + i];
+			const double* p = P[i];
+			const double* q = P[(i + 1) % 4];
+			double d[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]};
+			double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+			for (int k = 0; k < 3; ++k) {
+				b->center[k] = 0.5 * (p[k] + q[k]);
+				d[k] /= len;
+			}
+			b->parent = -1;
+			b->depth = 0;
+			quat_from_x_to(d, b->rotation);
+			b->halfExtents[0] = 0.5 * len;
+			b->halfExtents[1] = 0.5 * BENCH_LOOP_WIDTH;
+			b->halfExtents[2] = 0.5 * BENCH_LOOP_WIDTH;
+			b->mass = BENCH_LOOP_DENSITY * len * BENCH_LOOP_WIDTH * BENCH_LOOP_WIDTH;
+			box_inertia(b->mass, b->halfExtents, b->inertia);
+			if (i == 2) {
+				b->angularVelocity[0] = 0.5 * loop;
+				b->angularVelocity[1] = 2.0;
+				b->angularVelocity[2] = 0.3;
+			}
+		}
+		for (int i = 0; i < 4; ++i)
+			set_general_joint(m, j++, BENCH_JOINT_HINGE, 4 * loop + i, 4 * loop + (i + 1) % 4, P[(i + 1) % 4], yAxis);
+		double top[3] = {0.0, y, 0.0};
+		set_general_joint(m, j++, BENCH_JOINT_BALL, -1, 4 * loop, top, NULL);
+	}
+	return 0;
+}
+
+double bench_joint_axis_error(const BenchModel* m, int j, const double* quat)
+{
+	const BenchJoint* jt = &m->joints[j];
+	double a[3], b[3];
+	if (jt->type != BENCH_JOINT_HINGE) return 0.0;
+	if (jt->parent < 0)
+		memcpy(a, jt->localAxisParent, sizeof a);
+	else
+		bench_quat_rotate(&quat[4 * jt->parent], jt->localAxisParent, a);
+	bench_quat_rotate(&quat[4 * jt->child], jt->localAxisChild, b);
+	double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+	double s = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+	return atan2(s, a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
+}
+
+double bench_max_axis_error(const BenchModel* m, const double* quat)
+{
+	double worst = 0.0;
+	for (int j = 0; j < m->jointCount; ++j) {
+		double e = bench_joint_axis_error(m, j, quat);
+		if (!isfinite(e)) return NAN;
+		if (e > worst) worst = e;
+	}
+	return worst;
 }
 
 void bench_model_free(BenchModel* m)

@@ -25,13 +25,21 @@ typedef struct BenchBody {
 	double firstStepTorque[3]; /**< external torque applied during the first step only, world (N m) */
 } BenchBody;
 
-/** One ball joint between body `parent` (or the world) and body `child`. */
+/** Joint types of the neutral model (0 = ball, so zero-initialised joints are ball joints). */
+typedef enum BenchJointType { BENCH_JOINT_BALL = 0, BENCH_JOINT_HINGE = 1 } BenchJointType;
+
+/** One joint between body `parent` (or the world) and body `child`: a ball joint, or a hinge (ball joint plus a
+ * common rotation axis). */
 typedef struct BenchJoint {
 	int parent;            /**< parent body index, -1 = world */
 	int child;             /**< child body index */
 	double anchor[3];      /**< joint point, world, at set-up (m) */
 	double localParent[3]; /**< joint point in the parent's body frame (world point if parent == -1) */
 	double localChild[3];  /**< joint point in the child's body frame */
+	int type;              /**< BenchJointType */
+	double axis[3];        /**< hinge: unit axis, world, at set-up (unused for ball joints) */
+	double localAxisParent[3]; /**< hinge: axis in the parent's body frame (world axis if parent == -1) */
+	double localAxisChild[3];  /**< hinge: axis in the child's body frame */
 } BenchJoint;
 
 /** A benchmark scene. */
@@ -39,6 +47,7 @@ typedef struct BenchModel {
 	char name[32];      /**< scene name, e.g. "chain100", "tree127" */
 	int bodyCount;      /**< number of bodies */
 	int jointCount;     /**< number of joints (== bodyCount for chains and trees) */
+	int isTree;         /**< 1: joint j is body j's joint to BenchBody.parent (chains, trees); 0: general graph (loops) */
 	BenchBody* bodies;  /**< bodyCount bodies (malloc'ed; bench_model_free) */
 	BenchJoint* joints; /**< jointCount joints */
 	double gravity[3];  /**< gravitational acceleration (m/s^2) */
@@ -91,6 +100,21 @@ int bench_make_chain(BenchModel* m, int n);
  * Returns 0, or -1 on allocation failure / bad depthCount (1..12). */
 int bench_make_tree(BenchModel* m, int depthCount);
 
+/** Parameters of the three-loop model (reconstruction of Fig. 3.31): links 0.1 m x 0.1 m cross-section,
+ * 500 kg/m^3. */
+#define BENCH_LOOP_WIDTH 0.1
+#define BENCH_LOOP_DENSITY 500.0
+
+/** Three-loop model `loops3` (reconstruction of the lost Fig. 3.31, DIGEST §22.3 [R]; the same model as
+ * three_loops in tests/test_joints_loops.c): three planar loops in the planes y = 0, 0.5, 1.0, each of 4 box links
+ * between the vertices (-0.5,y,0), (0.5,y,0), (0.4,y,-1.0), (-0.6,y,-0.8) (link k from vertex k to k+1; link 1 is
+ * the long one), long axis = body x axis, cross-section 0.1 m, 500 kg/m^3. Hinge k joins link k (parent) and link
+ * k+1 mod 4 (child) at vertex k+1 with the axis (0,1,0); link 0 of each loop hangs from the world by a ball joint
+ * at its centre (0,y,0). Link 2 of loop k starts with the angular velocity (0.5 k, 2.0, 0.3) rad/s (as the test),
+ * all other velocities are zero. 12 bodies, 15 joints (12 hinges + 3 balls), isTree = 0 (bodies' parent = -1).
+ * Returns 0, or -1 on allocation failure. */
+int bench_make_loops3(BenchModel* m);
+
 /** Free the arrays of a model. */
 void bench_model_free(BenchModel* m);
 
@@ -100,6 +124,12 @@ void bench_quat_rotate(const double q[4], const double v[3], double out[3]);
 /** Joint error of joint j from body states: pos[3*i] and quat[4*i] (w, x, y, z) are body i's COM and
  * orientation. Distance between the two bodies' joint points in world coordinates (m). */
 double bench_joint_error(const BenchModel* m, int j, const double* pos, const double* quat);
+
+/** Angle (rad) between the two bodies' hinge axes of joint j (0 for ball joints). */
+double bench_joint_axis_error(const BenchModel* m, int j, const double* quat);
+
+/** Max of bench_joint_axis_error over all joints; NaN if any is non-finite. */
+double bench_max_axis_error(const BenchModel* m, const double* quat);
 
 /** Max of bench_joint_error over all joints; NaN if any state is non-finite. */
 double bench_max_joint_error(const BenchModel* m, const double* pos, const double* quat);

@@ -7,7 +7,7 @@ pkgs=(cmake make gcc pkg-config libxml2-dev gnuplot-nox libsuitesparse-dev)
 case "$profile" in
   build) ;;
   test) pkgs+=(libcmocka-dev libccd-dev) ;;
-  bench) pkgs+=(libcmocka-dev libccd-dev g++ libode-dev libbullet-dev) ;;
+  bench) pkgs+=(libcmocka-dev libccd-dev g++ libode-dev libbullet-dev libmujoco-dev) ;;
   *) echo "setup.sh: unknown profile '$profile' (build|test|bench)" >&2; exit 2 ;;
 esac
 missing=()

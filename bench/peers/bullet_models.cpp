@@ -71,7 +71,7 @@ extern "C" int bench_bullet_run(const BenchModel* m, double h, int steps, int it
 
 	std::vector<std::unique_ptr<btBoxShape>> shapes;
 	std::vector<std::unique_ptr<btRigidBody>> bodies;
-	std::vector<std::unique_ptr<btPoint2PointConstraint>> joints;
+	std::vector<std::unique_ptr<btTypedConstraint>> joints;
 	int inertiaMismatch = 0;
 	for (int i = 0; i < n; ++i) {
 		const BenchBody& b = m->bodies[i];
@@ -98,7 +98,14 @@ extern "C" int bench_bullet_run(const BenchModel* m, double h, int steps, int it
 	for (int j = 0; j < m->jointCount; ++j) {
 		const BenchJoint& jt = m->joints[j];
 		btRigidBody* child = bodies[(size_t)jt.child].get();
-		if (jt.parent < 0)
+		if (jt.type == BENCH_JOINT_HINGE) {
+			if (jt.parent < 0)
+				joints.push_back(std::make_unique<btHingeConstraint>(*child, v3(jt.localChild), v3(jt.localAxisChild)));
+			else
+				joints.push_back(std::make_unique<btHingeConstraint>(*bodies[(size_t)jt.parent], *child,
+				                                                     v3(jt.localParent), v3(jt.localChild),
+				                                                     v3(jt.localAxisParent), v3(jt.localAxisChild)));
+		} else if (jt.parent < 0)
 			joints.push_back(std::make_unique<btPoint2PointConstraint>(*child, v3(jt.localChild)));
 		else
 			joints.push_back(std::make_unique<btPoint2PointConstraint>(*bodies[(size_t)jt.parent], *child,
@@ -235,7 +242,7 @@ extern "C" int bench_bullet_multibody_run(const BenchModel* m, double h, int ste
 {
 	std::memset(out, 0, sizeof *out);
 	const int n = m->bodyCount;
-	if (m->jointCount != n) return -1;
+	if (m->jointCount != n || !m->isTree) return -1;
 	for (int i = 0; i < n; ++i) {
 		const BenchBody& b = m->bodies[i];
 		if (b.parent >= i || m->joints[i].child != i || m->joints[i].parent != b.parent) return -1;

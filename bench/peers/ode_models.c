@@ -1,4 +1,4 @@
-/* ODE peer of the joint benchmark: a BenchModel as ODE bodies (dMassSetBoxTotal) and ball joints, no geoms;
+/* ODE peer of the joint benchmark: a BenchModel as ODE bodies (dMassSetBoxTotal) and ball / hinge joints, no geoms;
  * stepped with dWorldQuickStep or dWorldStep. */
 #include "peers.h"
 
@@ -75,10 +75,17 @@ int bench_ode_run(const BenchModel* m, double h, int steps, int quick, int itera
 	}
 	for (int j = 0; j < m->jointCount; ++j) {
 		const BenchJoint* jt = &m->joints[j];
-		dJointID joint = dJointCreateBall(world, 0);
 		/* body 1 = child, body 2 = parent or 0 (the static environment) */
-		dJointAttach(joint, bodies[jt->child], jt->parent >= 0 ? bodies[jt->parent] : 0);
-		dJointSetBallAnchor(joint, jt->anchor[0], jt->anchor[1], jt->anchor[2]);
+		if (jt->type == BENCH_JOINT_HINGE) {
+			dJointID joint = dJointCreateHinge(world, 0);
+			dJointAttach(joint, bodies[jt->child], jt->parent >= 0 ? bodies[jt->parent] : 0);
+			dJointSetHingeAnchor(joint, jt->anchor[0], jt->anchor[1], jt->anchor[2]);
+			dJointSetHingeAxis(joint, jt->axis[0], jt->axis[1], jt->axis[2]);
+		} else {
+			dJointID joint = dJointCreateBall(world, 0);
+			dJointAttach(joint, bodies[jt->child], jt->parent >= 0 ? bodies[jt->parent] : 0);
+			dJointSetBallAnchor(joint, jt->anchor[0], jt->anchor[1], jt->anchor[2]);
+		}
 	}
 
 	double elapsed = 0.0, maxErr = 0.0, err = 0.0;

@@ -39,6 +39,21 @@ int bench_bullet_multibody_run(const BenchModel* m, double h, int steps, BenchRe
 /** Precision of the Bullet build linked (8 = double, 4 = float). */
 int bench_bullet_real_size(void);
 
+/** MuJoCo integrators of bench_mujoco_run. */
+typedef enum BenchMujocoIntegrator { BENCH_MUJOCO_EULER = 0, BENCH_MUJOCO_RK4 = 1 } BenchMujocoIntegrator;
+
+/** MuJoCo (only built when CMake found MuJoCo; IBDYN_BENCH_HAVE_MUJOCO is then defined): the model as MJCF
+ * written from the BenchModel (nested <body> per body, <joint type="ball"> at the joint point, one box geom with
+ * the body's mass, contacts disabled, energy enabled, the given integrator and timestep h), loaded with
+ * mj_loadXML from a temporary file and stepped with mj_step. Tree-structured ball-joint models with identity
+ * set-up rotations only (chains, trees). Initial COM velocities are applied as the impulses m v at the COMs,
+ * projected onto the joints with MuJoCo's mass matrix (qvel = M^-1 sum_i J_i^T m_i v_i). *mjEnergyFirst /
+ * *mjEnergyFinal (may be NULL): MuJoCo's own potential + kinetic energy (mjData.energy) after the first / last
+ * step. *version: mj_version(). Returns 0, -1 on failure (model not representable or MuJoCo error), -2 if the
+ * body nesting is deeper than MuJoCo 2.2.2's XML parser accepts (~100 levels: chain100). */
+int bench_mujoco_run(const BenchModel* m, double h, int steps, BenchMujocoIntegrator integrator, BenchResult* out,
+                     double* mjEnergyFirst, double* mjEnergyFinal, int* version);
+
 #ifdef __cplusplus
 }
 #endif
