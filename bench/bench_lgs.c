@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench_common.h"
+#include "bench_ibdyn.h"
 #include "ibdyn/ibdyn.h"
 #include "peers.h"
 
@@ -46,194 +47,20 @@ static int g_repeats = 1;        /* --repeats=N: each time is the fastest of N r
 static int g_peers = 1;          /* --no-peers */
 static double g_budgetS = 5.0;   /* --budget-s=S: an ibdyn run stops after the step that exceeds S s of stepping */
 #define IBDYN_REPEAT_BUDGET_S 2.0 /* ibdyn runs are repeated only while the repeats add at most this (s) */
-#define IBDYN_BLOWUP_FACTOR 1000.0
 
 /* ==== ibdyn =================================================================================================== */
-typedef struct IbdynEngine {
-	const char* name;
-	ibJointSolver method;
-	int maxIterations; /* maxPositionIterations = maxVelocityIterations */
-} IbdynEngine;
-
-static const IbdynEngine ENGINE_ITERATIVE = {"ibdyn-iterative", IB_SOLVER_ITERATIVE, 100000};
-static const IbdynEngine ENGINE_LGS = {"ibdyn-lgs", IB_SOLVER_LGS, 100000};
-static const IbdynEngine ENGINE_LGS_SPARSE = {"ibdyn-lgs-sparse", IB_SOLVER_LGS_SPARSE, 100000};
-
-typedef struct IbdynStats {
-	double posIter, velIter;
-	int posIterMax, velIterMax;
-	int nonconverged, firstNonconverged;
-	int subdividedSteps, substepsMax, subdivCap;
-	int stoppedBlowup;  /* step after which the energy blew up (0 = no) */
-	int stoppedBudget;  /* step after which the wall budget was exhausted (0 = no) */
-	double ownMaxError, ownMaxAngularError;
-	double maxAxisError; /* hinge axis misalignment from the body poses (rad) */
-	double wallSeconds;
-} IbdynStats;
-
-static ibVec3 v3(const double* a) { return ibV3(a[0], a[1], a[2]); }
-
-static void put3(ibVec3 v, double* out)
-{
-	out[0] = v.x;
-	out[1] = v.y;
-	out[2] = v.z;
-}
-
-/* Builds the model in a new ibdyn world (boxes with explicit mass, one static ground body for the world-fixed
- * joints, ball joints via ibJointDef_SetWorldAnchors, hinges via ibJointDef_SetWorldFrame) and steps it; the time
- * is taken around ibWorld_Step only, the errors from the body poses after every step (bench_max_joint_error). */
-static int run_ibdyn(const BenchModel* m, double h, int steps, int cap, double tol, const IbdynEngine* e,
-                     BenchResult* out, IbdynStats* st)
-{
-	double tStart = bench_now_ms();
-	memset(out, 0, sizeof *out);
-	memset(st, 0, sizeof *st);
-	const int n = m->bodyCount, nj = m->jointCount;
-	ibBodyId* bodies = calloc((size_t)n, sizeof *bodies);
-	double* pos = malloc(sizeof(double) * 3 * (size_t)n);
-	double* quat = malloc(sizeof(double) * 4 * (size_t)n);
-	double* lin = malloc(sizeof(double) * 3 * (size_t)n);
-	double* ang = malloc(sizeof(double) * 3 * (size_t)n);
-	int rc = -1;
-	ibWorldId world = IB_NULL_WORLD;
-	if (!bodies || !pos || !quat || !lin || !ang) goto done;
-
-	ibWorldDef wd = ibDefaultWorldDef();
-	wd.gravity = v3(m->gravity);
-	wd.solver.method = e->method;
-	wd.solver.warmStart = false;
-	wd.solver.positionTolerance = tol;
-	wd.solver.angularTolerance = tol;
-	wd.solver.velocityTolerance = tol;
-	wd.solver.maxPositionIterations = cap;
-	wd.solver.maxVelocityIterations = cap;
-	st->subdivCap = wd.solver.maxStepSubdivisions;
-	world = ibCreateWorld(&wd);
-	if (!ibWorld_IsValid(world)) goto done;
-	ibBodyDef gd = ibDefaultBodyDef();
-	gd.name = "ground";
-	ibBodyId ground = ibCreateBody(world, &gd);
-	if (!ibBody_IsValid(ground)) goto fail;
-	for (int i = 0; i < n; ++i) {
-		const BenchBody* b = &m->bodies[i];
-		ibBodyDef bd = ibDefaultBodyDef();
-		bd.type = IB_BODY_DYNAMIC;
-		bd.position = v3(b->center);
-		bd.rotation = (ibQuat){b->rotation[0], b->rotation[1], b->rotation[2], b->rotation[3]};
-		bd.linearVelocity = v3(b->linearVelocity);
-		bd.angularVelocity = v3(b->angularVelocity);
-		bodies[i] = ibCreateBody(world, &bd);
-		if (!ibBody_IsValid(bodies[i])) goto fail;
-		ibShapeDef sd = ibDefaultShapeDef();
-		sd.mass = b->mass;
-		ibBox box = {v3(b->halfExtents)};
-		if (IB_IS_NULL(ibCreateBoxShape(bodies[i], &sd, &box))) goto fail;
-	}
-	for (int j = 0; j < nj; ++j) {
-		const BenchJoint* jt = &m->joints[j];
-		ibJointDef jd = ibDefaultJointDef(jt->type == BENCH_JOINT_HINGE ? IB_JOINT_HINGE : IB_JOINT_BALL);
-		jd.bodyA = jt->parent >= 0 ? bodies[jt->parent] : ground;
-		jd.bodyB = bodies[jt->child];
-		ibVec3 anchor = v3(jt->anchor);
-		ibResult r = jt->type == BENCH_JOINT_HINGE ? ibJointDef_SetWorldFrame(&jd, anchor, v3(jt->axis))
-		                                           : ibJointDef_SetWorldAnchors(&jd, anchor, anchor);
-		if (r != IB_OK) goto fail;
-		if (!ibJoint_IsValid(ibCreateJoint(world, &jd))) goto fail;
-	}
-
-	double elapsed = 0.0, maxErr = 0.0, err = 0.0;
-	long posSum = 0, velSum = 0;
-	int diverged = 0;
-	for (int s = 0; s < steps; ++s) {
-		if (s == 0)
-			for (int i = 0; i < n; ++i) {
-				const double* t = m->bodies[i].firstStepTorque;
-				if (t[0] != 0.0 || t[1] != 0.0 || t[2] != 0.0) ibBody_ApplyTorque(bodies[i], v3(t));
-			}
-		double t0 = bench_now_ms();
-		ibResult r = ibWorld_Step(world, h);
-		elapsed += bench_now_ms() - t0;
-		out->steps = s + 1;
-		ibStepStats ss = ibWorld_GetStepStats(world);
-		posSum += ss.positionIterations;
-		velSum += ss.velocityIterations;
-		if (ss.positionIterations > st->posIterMax) st->posIterMax = ss.positionIterations;
-		if (ss.velocityIterations > st->velIterMax) st->velIterMax = ss.velocityIterations;
-		if (!ss.converged) {
-			if (st->nonconverged == 0) st->firstNonconverged = s + 1;
-			st->nonconverged++;
-		}
-		if (ss.stepSubdivisions > 1) st->subdividedSteps++;
-		if (ss.stepSubdivisions > st->substepsMax) st->substepsMax = ss.stepSubdivisions;
-		if (r != IB_OK || ibWorld_HasDiverged(world)) {
-			diverged = 1;
-			err = NAN;
-			break;
-		}
-		if (ss.maxPositionError > st->ownMaxError) st->ownMaxError = ss.maxPositionError;
-		if (ss.maxAngularError > st->ownMaxAngularError) st->ownMaxAngularError = ss.maxAngularError;
-		for (int i = 0; i < n; ++i) {
-			ibQuat q = ibBody_GetRotation(bodies[i]);
-			put3(ibBody_GetPosition(bodies[i]), &pos[3 * i]);
-			quat[4 * i + 0] = q.w;
-			quat[4 * i + 1] = q.x;
-			quat[4 * i + 2] = q.y;
-			quat[4 * i + 3] = q.z;
-			put3(ibBody_GetLinearVelocity(bodies[i]), &lin[3 * i]);
-			put3(ibBody_GetAngularVelocity(bodies[i]), &ang[3 * i]);
-		}
-		err = bench_max_joint_error(m, pos, quat);
-		if (!isfinite(err)) {
-			diverged = 1;
-			break;
-		}
-		if (err > maxErr) maxErr = err;
-		double ax = bench_max_axis_error(m, quat);
-		if (ax > st->maxAxisError) st->maxAxisError = ax;
-		if (s == 0) out->energyFirst = bench_energy(m, pos, quat, lin, ang);
-		if (s > 0 && s + 1 < steps &&
-		    bench_energy(m, pos, quat, lin, ang) - out->energyFirst >
-		        IBDYN_BLOWUP_FACTOR * fmax(fabs(out->energyFirst), 0.01)) {
-			st->stoppedBlowup = s + 1;
-			break;
-		}
-		if (s + 1 < steps && elapsed > 1e3 * g_budgetS) {
-			st->stoppedBudget = s + 1;
-			break;
-		}
-	}
-	out->msPerStep = out->steps > 0 ? elapsed / out->steps : 0.0;
-	out->maxError = diverged ? NAN : maxErr;
-	out->finalError = err;
-	out->diverged = diverged;
-	st->posIter = out->steps > 0 ? (double)posSum / out->steps : 0.0;
-	st->velIter = out->steps > 0 ? (double)velSum / out->steps : 0.0;
-	out->iterations = (int)lround(st->posIter + st->velIter);
-	bench_system_com(m, pos, out->finalCom);
-	out->energyFinal = diverged ? NAN : bench_energy(m, pos, quat, lin, ang);
-	rc = 0;
-	goto done;
-fail:
-	fprintf(stderr, "bench: %s %s: building the ibdyn model failed: %s\n", m->name, e->name,
-	        ibWorld_GetLastError(world));
-done:
-	if (ibWorld_IsValid(world)) ibDestroyWorld(world);
-	free(bodies);
-	free(pos);
-	free(quat);
-	free(lin);
-	free(ang);
-	st->wallSeconds = (bench_now_ms() - tStart) * 1e-3;
-	return rc;
-}
+static const IbdynEngine ENGINE_ITERATIVE = {"ibdyn-iterative", IB_SOLVER_ITERATIVE, false, 100000, 0, -1, true};
+static const IbdynEngine ENGINE_LGS = {"ibdyn-lgs", IB_SOLVER_LGS, false, 100000, 0, -1, true};
+static const IbdynEngine ENGINE_LGS_SPARSE = {"ibdyn-lgs-sparse", IB_SOLVER_LGS_SPARSE, false, 100000, 0, -1, true};
 
 /* Runs and prints one ibdyn measurement; returns 0 and the result, or -1. */
 static int ibdyn_line(const BenchModel* m, double h, int steps, int cap, double tol, const char* epsName,
                       const IbdynEngine* e, BenchResult* r)
 {
 	IbdynStats st;
-	if (run_ibdyn(m, h, steps, cap, tol, e, r, &st) != 0) {
+	IbdynEngine ec = *e;
+	ec.maxIterations = cap;
+	if (bench_run_ibdyn(m, h, steps, tol, &ec, g_budgetS, r, &st) != 0) {
 		printf("# %s: %s eps=%s failed to build the model\n", m->name, e->name, epsName);
 		return -1;
 	}
@@ -241,7 +68,7 @@ static int ibdyn_line(const BenchModel* m, double h, int steps, int cap, double 
 	while (repeats < g_repeats && st.wallSeconds * repeats <= IBDYN_REPEAT_BUDGET_S && !st.stoppedBudget) {
 		BenchResult r2;
 		IbdynStats s2;
-		if (run_ibdyn(m, h, steps, cap, tol, e, &r2, &s2) != 0) break;
+		if (bench_run_ibdyn(m, h, steps, tol, &ec, g_budgetS, &r2, &s2) != 0) break;
 		++repeats;
 		if (r2.msPerStep < r->msPerStep) r->msPerStep = r2.msPerStep;
 	}
@@ -251,7 +78,7 @@ static int ibdyn_line(const BenchModel* m, double h, int steps, int cap, double 
 	                   "subdiv_cap=%d stopped_blowup_at_step=%d stopped_budget_at_step=%d budget_s=%g steps_scene=%d "
 	                   "ibdyn_max_error=%.3e ibdyn_max_angular_error=%.3e max_axis_error=%.3e",
 	                   repeats, epsName, st.posIter, st.velIter, st.posIterMax, st.velIterMax, st.nonconverged,
-	                   st.firstNonconverged, cap, st.subdividedSteps, st.substepsMax, st.subdivCap, st.stoppedBlowup,
+	                   st.firstNonconverged, cap, st.subdividedSteps, st.substepsMax, st.subdivCap, st.stoppedAt,
 	                   st.stoppedBudget, g_budgetS, steps, st.ownMaxError, st.ownMaxAngularError, st.maxAxisError);
 	return 0;
 }
