@@ -92,18 +92,35 @@ static void add_basic(ibWorld* w, ibJointStore* st, int32_t ji, const ibBasicTyp
 	j->basic[j->basicCount++] = st->basicCount++;
 }
 
-static int basic_count(ibJointType t)
+/* The basic joints a public joint is made of (§3.2.4) and, for velocity-only rows, their DOF masks. */
+static int joint_parts(const ibJointDef* d, const ibBasicType* parts[2], unsigned masks[2])
 {
-	switch (t) {
-	case IB_JOINT_HINGE:
-	case IB_JOINT_CYLINDRICAL:
-	case IB_JOINT_SLIDER:
-	case IB_JOINT_UNIVERSAL:
-	case IB_JOINT_FIXED:
-	case IB_JOINT_VELOCITY: return 2;
-	case IB_JOINT_SPRING: return 0;
-	default: return 1;
+	static const ibBasicType* const kParts[IB_JOINT_TYPE_COUNT][2] = {
+	    [IB_JOINT_BALL] = {&ib_basic_ball},
+	    [IB_JOINT_LINE] = {&ib_basic_line},
+	    [IB_JOINT_PLANE] = {&ib_basic_plane},
+	    [IB_JOINT_ROTATION_LOCK] = {&ib_basic_rotation_lock},
+	    [IB_JOINT_AXIS_ALIGN] = {&ib_basic_axis_align},
+	    [IB_JOINT_DOUBLE_ROTATION] = {&ib_basic_double_rotation},
+	    [IB_JOINT_HINGE] = {&ib_basic_ball, &ib_basic_axis_align},
+	    [IB_JOINT_CYLINDRICAL] = {&ib_basic_line, &ib_basic_axis_align},
+	    [IB_JOINT_SLIDER] = {&ib_basic_line, &ib_basic_rotation_lock},
+	    [IB_JOINT_UNIVERSAL] = {&ib_basic_ball, &ib_basic_double_rotation},
+	    [IB_JOINT_FIXED] = {&ib_basic_ball, &ib_basic_rotation_lock},
+	};
+	masks[0] = masks[1] = 0;
+	if (d->type == IB_JOINT_VELOCITY) {
+		int n = 0;
+		if (d->linearDofs) parts[n] = &ib_basic_velocity_linear, masks[n++] = d->linearDofs;
+		if (d->angularDofs) parts[n] = &ib_basic_velocity_angular, masks[n++] = d->angularDofs;
+		return n;
 	}
+	int n = 0;
+	for (int k = 0; k < 2 && kParts[d->type][k]; ++k) parts[n++] = kParts[d->type][k];
+	/* distance variants (footnote 1 of §3.2.3) */
+	if (d->distance > 0 && d->type == IB_JOINT_BALL) parts[0] = &ib_basic_distance;
+	if (d->distance > 0 && d->type == IB_JOINT_LINE) parts[0] = &ib_basic_line_distance;
+	return n;
 }
 
 /* Rebuild the flat list of basic joints (after joint creation/destruction or a body's mass frame
@@ -116,7 +133,7 @@ bool ib_joints_rebuild_basics(ibWorld* w)
 	if (!st->basicsDirty && st->builtMassEpoch == w->massEpoch) return true;
 	int32_t need = 0;
 	for (int32_t i = 0; i < st->jointHigh; ++i)
-		if (st->joints[i].inUse) need += basic_count(st->joints[i].def.type) + 1;
+		if (st->joints[i].inUse) need += 2;
 	/* keep old warm starts by joint */
 	int32_t oldCap = st->basicCapacity;
 	ibBasic* old = st->basics;
@@ -137,43 +154,12 @@ bool ib_joints_rebuild_basics(ibWorld* w)
 		j->basicCount = 0;
 		j->basic[0] = j->basic[1] = IB_NULL_INDEX;
 		const ibJointDef* d = &j->def;
-		ibVec3 aA = d->localAnchorA, aB = d->localAnchorB, xA = d->localAxisA, xB = d->localAxisB;
-		switch (d->type) {
-		case IB_JOINT_BALL: add_basic(w, st, i, d->distance > 0 ? &ib_basic_distance : &ib_basic_ball, aA, aB, xA, xB); break;
-		case IB_JOINT_LINE:
-			add_basic(w, st, i, d->distance > 0 ? &ib_basic_line_distance : &ib_basic_line, aA, aB, xA, xB);
-			break;
-		case IB_JOINT_PLANE: add_basic(w, st, i, &ib_basic_plane, aA, aB, xA, xB); break;
-		case IB_JOINT_ROTATION_LOCK: add_basic(w, st, i, &ib_basic_rotation_lock, aA, aB, xA, xB); break;
-		case IB_JOINT_AXIS_ALIGN: add_basic(w, st, i, &ib_basic_axis_align, aA, aB, xA, xB); break;
-		case IB_JOINT_DOUBLE_ROTATION: add_basic(w, st, i, &ib_basic_double_rotation, aA, aB, xA, xB); break;
-		case IB_JOINT_HINGE:
-			add_basic(w, st, i, &ib_basic_ball, aA, aB, xA, xB);
-			add_basic(w, st, i, &ib_basic_axis_align, aA, aB, xA, xB);
-			break;
-		case IB_JOINT_CYLINDRICAL:
-			add_basic(w, st, i, &ib_basic_line, aA, aB, xA, xB);
-			add_basic(w, st, i, &ib_basic_axis_align, aA, aB, xA, xB);
-			break;
-		case IB_JOINT_SLIDER:
-			add_basic(w, st, i, &ib_basic_line, aA, aB, xA, xB);
-			add_basic(w, st, i, &ib_basic_rotation_lock, aA, aB, xA, xB);
-			break;
-		case IB_JOINT_UNIVERSAL:
-			add_basic(w, st, i, &ib_basic_ball, aA, aB, xA, xB);
-			add_basic(w, st, i, &ib_basic_double_rotation, aA, aB, xA, xB);
-			break;
-		case IB_JOINT_FIXED:
-			add_basic(w, st, i, &ib_basic_ball, aA, aB, xA, xB);
-			add_basic(w, st, i, &ib_basic_rotation_lock, aA, aB, xA, xB);
-			break;
-		case IB_JOINT_VELOCITY:
-			if (d->linearDofs) add_basic(w, st, i, &ib_basic_velocity_linear, aA, aB, xA, xB);
-			if (d->linearDofs) st->basics[j->basic[j->basicCount - 1]].dofMask = d->linearDofs;
-			if (d->angularDofs) add_basic(w, st, i, &ib_basic_velocity_angular, aA, aB, xA, xB);
-			if (d->angularDofs) st->basics[j->basic[j->basicCount - 1]].dofMask = d->angularDofs;
-			break;
-		default: break;
+		const ibBasicType* parts[2];
+		unsigned masks[2];
+		int n = joint_parts(d, parts, masks);
+		for (int k = 0; k < n; ++k) {
+			add_basic(w, st, i, parts[k], d->localAnchorA, d->localAnchorB, d->localAxisA, d->localAxisB);
+			st->basics[j->basic[k]].dofMask = masks[k];
 		}
 		for (int k = 0; k < j->basicCount && k < oldN; ++k) {
 			if (firstOld[k] < 0 || firstOld[k] >= oldCount) continue;

@@ -82,8 +82,7 @@ void ib_motor_apply(ibWorld* w, ibJoint* j, double h)
 	if (j->def.type == IB_JOINT_HINGE) {
 		if (ib_is_dynamic(B)) B->text = ibAdd(B->text, f);
 		if (ib_is_dynamic(A)) A->text = ibSub(A->text, f);
-	} else { /* force along the rail through the COMs' anchor points: apply at the anchors */
-		ibVec3 a = ibAdd(ib_body_user_position(A), ibRotate(ib_body_user_rotation(A), j->def.localAnchorA));
+	} else { /* +f on B and -f on A, both at B's anchor: equal and opposite on one line, so no net torque */
 		ibVec3 b = ibAdd(ib_body_user_position(B), ibRotate(ib_body_user_rotation(B), j->def.localAnchorB));
 		if (ib_is_dynamic(B)) {
 			B->fext = ibAdd(B->fext, f);
@@ -93,6 +92,5 @@ void ib_motor_apply(ibWorld* w, ibJoint* j, double h)
 			A->fext = ibSub(A->fext, f);
 			A->text = ibSub(A->text, ibCross(ibSub(b, A->st.s), f));
 		}
-		(void)a;
 	}
 }
