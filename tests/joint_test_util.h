@@ -167,4 +167,37 @@ static inline void jt_crossings_add(jtCrossings* c, double t, double x)
 /* Period from all crossings (two per period). */
 static inline double jt_crossings_period(const jtCrossings* c) { return 2.0 * (c->last - c->first) / (c->count - 1); }
 
+/* A box link from p to q (cross-section 0.1 m, density 500 kg/m^3) for the loop models. */
+static inline ibBodyId jt_link(ibWorldId w, ibVec3 p, ibVec3 q)
+{
+	ibVec3 d = ibSub(q, p);
+	double len = ibLength(d);
+	ibVec3 x = ibV3(1, 0, 0), u = ibScale(1.0 / len, d);
+	ibVec3 ax = ibCross(x, u);
+	double s = ibLength(ax);
+	ibQuat rot = s > 1e-12 ? ibQuatFromAxisAngle(ibScale(1.0 / s, ax), atan2(s, ibDot(x, u))) : IB_QUAT_IDENTITY;
+	ibBodyDef bd = ibDefaultBodyDef();
+	bd.type = IB_BODY_DYNAMIC;
+	bd.position = ibScale(0.5, ibAdd(p, q));
+	bd.rotation = rot;
+	ibBodyId b = ibCreateBody(w, &bd);
+	ibShapeDef sd = ibDefaultShapeDef();
+	sd.density = 500.0;
+	ibBox box = {{0.5 * len, 0.05, 0.05}};
+	assert_true(ibShape_IsValid(ibCreateBoxShape(b, &sd, &box)));
+	return b;
+}
+
+/* A hinge between a and b at a world point with a world axis. */
+static inline ibJointId jt_hinge(ibWorldId w, ibBodyId a, ibBodyId b, ibVec3 at, ibVec3 axis)
+{
+	ibJointDef jd = ibDefaultJointDef(IB_JOINT_HINGE);
+	jd.bodyA = a;
+	jd.bodyB = b;
+	assert_int_equal(ibJointDef_SetWorldFrame(&jd, at, axis), IB_OK);
+	ibJointId j = ibCreateJoint(w, &jd);
+	assert_true(ibJoint_IsValid(j));
+	return j;
+}
+
 #endif

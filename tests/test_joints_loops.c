@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "ibdyn/ibdyn.h"
+#include "joint_test_util.h"
 
 static ibWorldId make_world(ibJointSolver method)
 {
@@ -22,37 +23,6 @@ static ibWorldId make_world(ibJointSolver method)
 	return w;
 }
 
-/* A box link from p to q (cross-section 0.1 m, density 500 kg/m^3). */
-static ibBodyId link(ibWorldId w, ibVec3 p, ibVec3 q)
-{
-	ibVec3 d = ibSub(q, p);
-	double len = ibLength(d);
-	ibVec3 x = ibV3(1, 0, 0), u = ibScale(1.0 / len, d);
-	ibVec3 ax = ibCross(x, u);
-	double s = ibLength(ax);
-	ibQuat rot = s > 1e-12 ? ibQuatFromAxisAngle(ibScale(1.0 / s, ax), atan2(s, ibDot(x, u))) : IB_QUAT_IDENTITY;
-	ibBodyDef bd = ibDefaultBodyDef();
-	bd.type = IB_BODY_DYNAMIC;
-	bd.position = ibScale(0.5, ibAdd(p, q));
-	bd.rotation = rot;
-	ibBodyId b = ibCreateBody(w, &bd);
-	ibShapeDef sd = ibDefaultShapeDef();
-	sd.density = 500.0;
-	ibBox box = {{0.5 * len, 0.05, 0.05}};
-	assert_true(ibShape_IsValid(ibCreateBoxShape(b, &sd, &box)));
-	return b;
-}
-
-static ibJointId hinge(ibWorldId w, ibBodyId a, ibBodyId b, ibVec3 at, ibVec3 axis)
-{
-	ibJointDef jd = ibDefaultJointDef(IB_JOINT_HINGE);
-	jd.bodyA = a;
-	jd.bodyB = b;
-	assert_int_equal(ibJointDef_SetWorldFrame(&jd, at, axis), IB_OK);
-	ibJointId j = ibCreateJoint(w, &jd);
-	assert_true(ibJoint_IsValid(j));
-	return j;
-}
 
 /* Step 20 s at h = 0.01 and check the errors after every step; returns how far `probe` moved. */
 static double run_checked(ibWorldId w, ibBodyId probe, const char* name)
@@ -93,11 +63,11 @@ static void four_bar(ibJointSolver method)
 {
 	ibWorldId w = make_world(method);
 	ibVec3 A = {0, 0, 0}, B = {0.3, 0, 1.0}, C = {2.2, 0, 1.3}, D = {2, 0, 0}, y = {0, 1, 0};
-	ibBodyId g = ground(w), crank = link(w, A, B), coupler = link(w, B, C), rocker = link(w, D, C);
-	hinge(w, g, crank, A, y);
-	hinge(w, crank, coupler, B, y);
-	hinge(w, coupler, rocker, C, y);
-	hinge(w, rocker, g, D, y); /* closes the loop: 20 rows for 1 DOF */
+	ibBodyId g = ground(w), crank = jt_link(w, A, B), coupler = jt_link(w, B, C), rocker = jt_link(w, D, C);
+	jt_hinge(w, g, crank, A, y);
+	jt_hinge(w, crank, coupler, B, y);
+	jt_hinge(w, coupler, rocker, C, y);
+	jt_hinge(w, rocker, g, D, y); /* closes the loop: 20 rows for 1 DOF */
 	ibBody_SetAngularVelocity(crank, ibV3(0, 3.0, 0));
 	double travel = run_checked(w, coupler, "four-bar");
 	assert_true(travel > 0.1); /* the mechanism's DOF stays free */
@@ -117,8 +87,8 @@ static void hinge_ring(ibJointSolver method)
 	ibBodyDef gd = ibDefaultBodyDef();
 	gd.position = ibScale(0.5, ibAdd(P[0], P[1]));
 	L[0] = ibCreateBody(w, &gd); /* the static link */
-	for (int i = 1; i < 6; ++i) L[i] = link(w, P[i], P[(i + 1) % 6]);
-	for (int i = 0; i < 6; ++i) hinge(w, L[i], L[(i + 1) % 6], P[(i + 1) % 6], ibV3(0, 1, 0));
+	for (int i = 1; i < 6; ++i) L[i] = jt_link(w, P[i], P[(i + 1) % 6]);
+	for (int i = 0; i < 6; ++i) jt_hinge(w, L[i], L[(i + 1) % 6], P[(i + 1) % 6], ibV3(0, 1, 0));
 	ibBody_SetLinearVelocity(L[3], ibV3(0.5, 0, 0.5));
 	double travel = run_checked(w, L[3], "6-hinge ring");
 	assert_true(travel > 0.05);
@@ -130,7 +100,7 @@ static void slider_crank(ibJointSolver method)
 {
 	ibWorldId w = make_world(method);
 	ibVec3 A = {0, 0, 0}, B = {0, 0, 0.5}, C = {1.5, 0, 0}, y = {0, 1, 0};
-	ibBodyId g = ground(w), crank = link(w, A, B), rod = link(w, B, C);
+	ibBodyId g = ground(w), crank = jt_link(w, A, B), rod = jt_link(w, B, C);
 	ibBodyDef pd = ibDefaultBodyDef();
 	pd.type = IB_BODY_DYNAMIC;
 	pd.position = C;
@@ -138,9 +108,9 @@ static void slider_crank(ibJointSolver method)
 	ibShapeDef sd = ibDefaultShapeDef();
 	ibBox box = {{0.1, 0.1, 0.1}};
 	ibCreateBoxShape(piston, &sd, &box);
-	hinge(w, g, crank, A, y);
-	hinge(w, crank, rod, B, y);
-	hinge(w, rod, piston, C, y);
+	jt_hinge(w, g, crank, A, y);
+	jt_hinge(w, crank, rod, B, y);
+	jt_hinge(w, rod, piston, C, y);
 	ibJointDef jd = ibDefaultJointDef(IB_JOINT_SLIDER);
 	jd.bodyA = g;
 	jd.bodyB = piston;
@@ -165,8 +135,8 @@ static void three_loops(ibJointSolver method)
 		double y = 0.5 * k;
 		ibVec3 P[4] = {{-0.5, y, 0}, {0.5, y, 0}, {0.4, y, -1.0}, {-0.6, y, -0.8}}; /* link 1-2 is the long one */
 		ibBodyId L[4];
-		for (int i = 0; i < 4; ++i) L[i] = link(w, P[i], P[(i + 1) % 4]);
-		for (int i = 0; i < 4; ++i) hinge(w, L[i], L[(i + 1) % 4], P[(i + 1) % 4], ibV3(0, 1, 0));
+		for (int i = 0; i < 4; ++i) L[i] = jt_link(w, P[i], P[(i + 1) % 4]);
+		for (int i = 0; i < 4; ++i) jt_hinge(w, L[i], L[(i + 1) % 4], P[(i + 1) % 4], ibV3(0, 1, 0));
 		ibJointDef jd = ibDefaultJointDef(IB_JOINT_BALL);
 		jd.bodyA = g;
 		jd.bodyB = L[0];

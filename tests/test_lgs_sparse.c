@@ -201,37 +201,6 @@ static ibWorldId loop_world(void)
 	return w;
 }
 
-/* A box link from p to q (cross-section 0.1 m, density 500 kg/m^3). */
-static ibBodyId link(ibWorldId w, ibVec3 p, ibVec3 q)
-{
-	ibVec3 d = ibSub(q, p);
-	double len = ibLength(d);
-	ibVec3 x = ibV3(1, 0, 0), u = ibScale(1.0 / len, d);
-	ibVec3 ax = ibCross(x, u);
-	double s = ibLength(ax);
-	ibQuat rot = s > 1e-12 ? ibQuatFromAxisAngle(ibScale(1.0 / s, ax), atan2(s, ibDot(x, u))) : IB_QUAT_IDENTITY;
-	ibBodyDef bd = ibDefaultBodyDef();
-	bd.type = IB_BODY_DYNAMIC;
-	bd.position = ibScale(0.5, ibAdd(p, q));
-	bd.rotation = rot;
-	ibBodyId b = ibCreateBody(w, &bd);
-	ibShapeDef sd = ibDefaultShapeDef();
-	sd.density = 500.0;
-	ibBox box = {{0.5 * len, 0.05, 0.05}};
-	assert_true(ibShape_IsValid(ibCreateBoxShape(b, &sd, &box)));
-	return b;
-}
-
-static ibJointId hinge(ibWorldId w, ibBodyId a, ibBodyId b, ibVec3 at, ibVec3 axis)
-{
-	ibJointDef jd = ibDefaultJointDef(IB_JOINT_HINGE);
-	jd.bodyA = a;
-	jd.bodyB = b;
-	assert_int_equal(ibJointDef_SetWorldFrame(&jd, at, axis), IB_OK);
-	ibJointId j = ibCreateJoint(w, &jd);
-	assert_true(ibJoint_IsValid(j));
-	return j;
-}
 
 static ibBodyId ground(ibWorldId w)
 {
@@ -281,11 +250,11 @@ static void test_four_bar(void** state)
 	(void)state;
 	ibWorldId w = loop_world();
 	ibVec3 A = {0, 0, 0}, B = {0.3, 0, 1.0}, C = {2.2, 0, 1.3}, D = {2, 0, 0}, y = {0, 1, 0};
-	ibBodyId g = ground(w), crank = link(w, A, B), coupler = link(w, B, C), rocker = link(w, D, C);
-	hinge(w, g, crank, A, y);
-	hinge(w, crank, coupler, B, y);
-	hinge(w, coupler, rocker, C, y);
-	hinge(w, rocker, g, D, y);
+	ibBodyId g = ground(w), crank = jt_link(w, A, B), coupler = jt_link(w, B, C), rocker = jt_link(w, D, C);
+	jt_hinge(w, g, crank, A, y);
+	jt_hinge(w, crank, coupler, B, y);
+	jt_hinge(w, coupler, rocker, C, y);
+	jt_hinge(w, rocker, g, D, y);
 	ibBody_SetAngularVelocity(crank, ibV3(0, 3.0, 0));
 	JT_LE(0.1, run_checked(w, coupler, "four-bar", NULL));
 	ibDestroyWorld(w);
@@ -305,8 +274,8 @@ static void test_hinge_ring(void** state)
 	ibBodyDef gd = ibDefaultBodyDef();
 	gd.position = ibScale(0.5, ibAdd(P[0], P[1]));
 	L[0] = ibCreateBody(w, &gd);
-	for (int i = 1; i < 6; ++i) L[i] = link(w, P[i], P[(i + 1) % 6]);
-	for (int i = 0; i < 6; ++i) hinge(w, L[i], L[(i + 1) % 6], P[(i + 1) % 6], ibV3(0, 1, 0));
+	for (int i = 1; i < 6; ++i) L[i] = jt_link(w, P[i], P[(i + 1) % 6]);
+	for (int i = 0; i < 6; ++i) jt_hinge(w, L[i], L[(i + 1) % 6], P[(i + 1) % 6], ibV3(0, 1, 0));
 	ibBody_SetLinearVelocity(L[3], ibV3(0.5, 0, 0.5));
 	int maxVel = 0;
 	JT_LE(0.05, run_checked(w, L[3], "6-hinge ring", &maxVel));
@@ -320,7 +289,7 @@ static void test_slider_crank(void** state)
 	(void)state;
 	ibWorldId w = loop_world();
 	ibVec3 A = {0, 0, 0}, B = {0, 0, 0.5}, C = {1.5, 0, 0}, y = {0, 1, 0};
-	ibBodyId g = ground(w), crank = link(w, A, B), rod = link(w, B, C);
+	ibBodyId g = ground(w), crank = jt_link(w, A, B), rod = jt_link(w, B, C);
 	ibBodyDef pd = ibDefaultBodyDef();
 	pd.type = IB_BODY_DYNAMIC;
 	pd.position = C;
@@ -328,9 +297,9 @@ static void test_slider_crank(void** state)
 	ibShapeDef sd = ibDefaultShapeDef();
 	ibBox box = {{0.1, 0.1, 0.1}};
 	assert_true(ibShape_IsValid(ibCreateBoxShape(piston, &sd, &box)));
-	hinge(w, g, crank, A, y);
-	hinge(w, crank, rod, B, y);
-	hinge(w, rod, piston, C, y);
+	jt_hinge(w, g, crank, A, y);
+	jt_hinge(w, crank, rod, B, y);
+	jt_hinge(w, rod, piston, C, y);
 	ibJointDef jd = ibDefaultJointDef(IB_JOINT_SLIDER);
 	jd.bodyA = g;
 	jd.bodyB = piston;
@@ -353,15 +322,15 @@ static void test_impossible_drive(void** state)
 	ibWorldId w = ibCreateWorld(&wd);
 	assert_true(ibWorld_IsValid(w));
 	ibVec3 A = {0, 0, 0}, B = {1.5, 0, 0}, C = {1.11, 0, 0.456}, D = {2, 0, 0}, y = {0, 1, 0};
-	ibBodyId g = ground(w), coupler = link(w, B, C), rocker = link(w, D, C);
+	ibBodyId g = ground(w), coupler = jt_link(w, B, C), rocker = jt_link(w, D, C);
 	ibBodyDef kd = ibDefaultBodyDef(); /* the crank: kinematic, turning about A = its origin */
 	kd.type = IB_BODY_KINEMATIC;
 	kd.position = A;
 	ibBodyId crank = ibCreateBody(w, &kd);
 	assert_true(ibBody_IsValid(crank));
-	hinge(w, crank, coupler, B, y);
-	hinge(w, coupler, rocker, C, y);
-	hinge(w, rocker, g, D, y);
+	jt_hinge(w, crank, coupler, B, y);
+	jt_hinge(w, coupler, rocker, C, y);
+	jt_hinge(w, rocker, g, D, y);
 	assert_int_equal(ibBody_SetAngularVelocity(crank, ibV3(0, 2.0, 0)), IB_OK);
 	int bad = 0, firstBad = -1, lastBad = -1, steps = 314; /* one turn of the crank */
 	for (int k = 0; k < steps; ++k) {
@@ -484,7 +453,7 @@ static void test_allocations(void** state)
 	ModelSpec spec = {N, parent, type, 5, 0.5};
 	Model m;
 	build_model(w, &spec, &m);
-	hinge(w, m.bodies[N - 1], m.ground, ibBody_GetWorldCenterOfMass(m.bodies[N - 1]), ibV3(0, 0, 1)); /* a loop */
+	jt_hinge(w, m.bodies[N - 1], m.ground, ibBody_GetWorldCenterOfMass(m.bodies[N - 1]), ibV3(0, 0, 1)); /* a loop */
 	/* two steps first: step.c sizes its warm-start snapshot before the first step has built the basic joints */
 	jt_step(w, 0.01);
 	jt_step(w, 0.01);
