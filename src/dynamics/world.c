@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "collision/collision_world.h"
 #include "dynamics/world.h"
 
 /* The only process-wide state: which world lives in which handle slot. It holds no settings
@@ -113,6 +114,7 @@ ibWorldId ibCreateWorld(const ibWorldDef* def)
 	w->bodyFree = IB_NULL_INDEX;
 	w->shapeFree = IB_NULL_INDEX;
 	w->stats.converged = true;
+	w->contactTolerance = 1e-4;
 	w->poseEpoch = 1;
 	w->slot = (uint16_t)slot;
 	w->generation = (uint16_t)(s_generations[slot] + 1u);
@@ -127,6 +129,7 @@ void ibDestroyWorld(ibWorldId id)
 	ibWorld* w = ib_world_get(id);
 	if (!w) return;
 	ib_joints_destroy_store(w);
+	ib_collision_destroy(w);
 	for (int32_t i = 0; i < w->shapeHigh; ++i) {
 		ibShape* s = &w->shapes[i];
 		if (!s->inUse) continue;

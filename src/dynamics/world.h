@@ -81,6 +81,7 @@ typedef struct ibAllocator {
 } ibAllocator;
 
 struct ibJointStore; /* joints module */
+struct ibCollisionWorld; /* collision pipeline (src/collision/collision_world.h) */
 
 struct ibWorld {
 	uint16_t slot, generation;
@@ -103,6 +104,8 @@ struct ibWorld {
 	int32_t shapeCapacity, shapeHigh, shapeFree, shapeCount;
 
 	struct ibJointStore* joints; /* NULL until the first joint is created */
+	struct ibCollisionWorld* collision; /* NULL until the first detection */
+	double contactTolerance;            /* eps_c (m) of collision detection */
 
 	/* step subdivision (step.c): one snapshot per subdivision depth, reused across steps */
 	ibRigidState* snapBodies;

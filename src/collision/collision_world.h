@@ -1,0 +1,83 @@
+/* The world's collision pipeline (Chapter 4, digest Part IV; step placement: Part VI §21 items 2 and 8)
+ * and the contact set it hands to the contact solver (Chapter 5). Internal, not installed.
+ *
+ * Ownership (so that parallel work does not collide):
+ *   manifold.c          ib_manifold_build / ib_manifold_plane   (contact regions, §4.5.1.3)
+ *   shape_pair.c        ib_shape_world_aabb / ib_shape_pair_collide (shape-type dispatch)
+ *   collision_world.c   ib_collision_* (broadphase over shapes, pair cache, contact set, TOI test)
+ *   src/contact/        consumes ib_collision_contacts() (classification, impulses, contact joints)
+ *
+ * Conventions: normal points from B towards A (towards the first body, §4 intro);
+ * separation = dot(pointA - pointB, normal), negative when penetrating. */
+#ifndef IBDYN_SRC_COLLISION_WORLD_H
+#define IBDYN_SRC_COLLISION_WORLD_H
+
+#include <stdint.h>
+
+#include "collision/convex.h"
+#include "dynamics/world.h"
+
+/* Upper bound of points kept per manifold after reduction (the reduction keeps the support polygon). */
+#define IB_MANIFOLD_MAX_POINTS 8
+
+typedef struct ibManifoldPoint {
+	ibVec3 pointA;     /* on A's surface, world */
+	ibVec3 pointB;     /* on B's surface, world */
+	double separation; /* dot(pointA - pointB, normal) (m); < 0: penetration */
+	uint32_t key;      /* feature key, stable while the same features touch (warm start); 0 = unknown */
+} ibManifoldPoint;
+
+typedef struct ibManifold {
+	ibVec3 normal; /* unit, from B to A; shared by all points (convex pair: one contact plane) */
+	int pointCount;
+	ibManifoldPoint points[IB_MANIFOLD_MAX_POINTS];
+} ibManifold;
+
+/* Contact region of two convex shapes at their poses: every vertex of the region where the shapes are
+ * closer than tolerance (eps_c), also when they interpenetrate. Returns pointCount (0 if farther apart
+ * than tolerance). cache may be NULL. */
+int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, ibManifold* out);
+/* Contact region of a convex shape A and the half-space {x : dot(normal, x) <= offset} (B). */
+int ib_manifold_plane(const ibConvex* a, ibVec3 planeNormal, double planeOffset, double tolerance, ibManifold* out);
+
+/* ---- shape_pair.c */
+
+/* World pose of a shape (from its body's pose and the shape's local pose). */
+void ib_shape_world_pose(const ibBody* b, const ibShape* s, ibVec3* pos, ibQuat* rot);
+/* Convex view of a convex shape at its world pose; false for shapes that are not convex. */
+bool ib_shape_convex(const ibBody* b, const ibShape* s, ibConvex* out);
+/* World AABB of a shape (tight; infinite shapes give a huge box). */
+ibAABB ib_shape_world_aabb(const ibBody* b, const ibShape* s);
+/* Per-pair persistent data of the narrowphase (temporal coherence). Zero-initialise. */
+typedef struct ibPairCache {
+	ibGjkCache gjk;
+} ibPairCache;
+/* Contact manifolds of a shape pair (phases 2-3): writes up to capacity manifolds (convex pairs 0 or 1;
+ * a triangle mesh one per touching triangle) and returns how many. */
+int ib_shape_pair_collide(const ibBody* ba, const ibShape* sa, const ibBody* bb, const ibShape* sb, double tolerance,
+                          ibPairCache* cache, ibManifold* out, int capacity);
+
+/* ---- collision_world.c */
+
+/* One touching shape pair after ib_collision_detect: bodyA/shapeA is the first body (normal towards it). */
+typedef struct ibContactPair {
+	int32_t shapeA, shapeB; /* shape indices in w->shapes */
+	int32_t bodyA, bodyB;   /* body indices in w->bodies */
+	ibManifold manifold;
+} ibContactPair;
+
+/* Settings of collision detection (world-level; public API may expose them). */
+typedef struct ibCollisionSettings {
+	double contactTolerance; /* eps_c (m): points closer than this are contacts */
+} ibCollisionSettings;
+
+/* Phases 1-3 at the current body states: refreshes the world's contact set. */
+ibResult ib_collision_detect(ibWorld* w);
+/* The contact set of the last ib_collision_detect (valid until the next call or a shape change). */
+int ib_collision_contacts(ibWorld* w, ibContactPair** out);
+/* Penetration test only (phases 1-2, §4.1 step 4): the largest penetration depth (>= 0) over all pairs. */
+double ib_collision_max_penetration(ibWorld* w);
+/* Free the world's collision data (world destruction). */
+void ib_collision_destroy(ibWorld* w);
+
+#endif
