@@ -207,6 +207,48 @@ static void test_cube_hull(void** state)
 	ibDestroyWorld(w);
 }
 
+/* Inputs with many coplanar and collinear points: a lattice (points on faces and edges) and a prism
+ * over a regular 32-gon (large cap faces, coplanar side quads). */
+static void test_structured_hulls(void** state)
+{
+	(void)state;
+	ibWorldId w = newWorld();
+	ibBodyId b = newBody(w, IB_BODY_STATIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
+	ibShapeDef sd = ibDefaultShapeDef();
+	ibVec3 pts[216];
+	int n = 0;
+	for (int i = 0; i < 6; ++i)
+		for (int j = 0; j < 6; ++j)
+			for (int k = 0; k < 6; ++k) pts[n++] = ibV3(0.2 * i, 0.3 * j - 1.0, 0.1 * k + 7.0);
+	ibShapeId s = ibCreateHullShape(b, &sd, &(ibHull){pts, n});
+	if (IB_IS_NULL(s)) fail_msg("lattice: %s", ibWorld_GetLastError(w));
+	ibHullData h = ibShape_GetHull(s);
+	checkHull(&h, pts, n, 1e-12);
+	assert_int_equal(h.vertexCount, 8);
+	assert_int_equal(h.faceCount, 6);
+	assert_true(fabs(ibShape_GetMassData(s).mass - 1000.0 * 1.0 * 1.5 * 0.5) < 1e-9);
+	n = 0;
+	for (int ring = 0; ring < 2; ++ring)
+		for (int k = 0; k < 32; ++k) {
+			double a = 2.0 * 3.14159265358979323846 * k / 32.0;
+			pts[n++] = ibV3(0.5 * cos(a), 0.5 * sin(a), ring ? 0.4 : -0.4);
+		}
+	pts[n++] = ibV3(0.0, 0.0, 0.4); /* cap centres: on the caps, not vertices */
+	pts[n++] = ibV3(0.0, 0.0, -0.4);
+	s = ibCreateHullShape(b, &sd, &(ibHull){pts, n});
+	if (IB_IS_NULL(s)) fail_msg("prism: %s", ibWorld_GetLastError(w));
+	h = ibShape_GetHull(s);
+	checkHull(&h, pts, n, 1e-12);
+	assert_int_equal(h.vertexCount, 64);
+	assert_int_equal(h.faceCount, 34);
+	int caps = 0;
+	for (int f = 0; f < h.faceCount; ++f) caps += h.faces[f].count == 32;
+	assert_int_equal(caps, 2);
+	double area = 0.5 * 32 * 0.25 * sin(2.0 * 3.14159265358979323846 / 32.0); /* polygon area */
+	assert_true(fabs(ibShape_GetMassData(s).mass - 1000.0 * area * 0.8) < 1e-9);
+	ibDestroyWorld(w);
+}
+
 /* Runs fn with stdout and stderr sent to a temporary file; returns how many bytes were written. */
 static long captureOutput(void (*fn)(void*), void* ctx)
 {
@@ -414,6 +456,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_random_hulls),
 	    cmocka_unit_test(test_cube_hull),
+	    cmocka_unit_test(test_structured_hulls),
 	    cmocka_unit_test(test_degenerate_hulls),
 	    cmocka_unit_test(test_plane_shape),
 	};

@@ -88,7 +88,10 @@ static ibShapeId create_shape(ibBodyId bodyId, const ibShapeDef* d, ibShapeType 
 	ibResult r = mass ? mass(geom, d->density, &md) : IB_OK;
 	if (r != IB_OK) {
 		free_owned(w, own);
-		ib_error(w, r, "invalid %s geometry (non-finite, non-positive size or degenerate mesh)", shapeNames[type]);
+		if (type == IB_SHAPE_HULL)
+			ib_error(w, r, "hull points are nearly coplanar: the hull's volume is not clearly positive");
+		else
+			ib_error(w, r, "invalid %s geometry (non-finite, non-positive size or degenerate mesh)", shapeNames[type]);
 		return IB_NULL_SHAPE;
 	}
 	if (d->mass > 0.0 && mass) md = ibMassData_ScaleToMass(&md, d->mass);
