@@ -7,7 +7,6 @@
 #include "collision/trimesh.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct sortKey {
@@ -20,6 +19,39 @@ static int cmpKey(const void* pa, const void* pb)
 	const sortKey *a = pa, *b = pb;
 	if (a->key != b->key) return a->key < b->key ? -1 : 1;
 	return (a->tri > b->tri) - (a->tri < b->tri);
+}
+
+static void swapKeys(sortKey* a, sortKey* b)
+{
+	sortKey t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/* Partial sort of k[0..n): k[m] is the element a full sort (cmpKey) would put there, smaller ones
+ * before it, larger ones after (quickselect, median-of-three pivots: expected linear time). */
+static void selectNth(sortKey* k, int n, int m)
+{
+	int lo = 0, hi = n - 1;
+	while (hi > lo) {
+		int mid = lo + (hi - lo) / 2;
+		if (cmpKey(&k[mid], &k[lo]) < 0) swapKeys(&k[mid], &k[lo]);
+		if (cmpKey(&k[hi], &k[lo]) < 0) swapKeys(&k[hi], &k[lo]);
+		if (cmpKey(&k[hi], &k[mid]) < 0) swapKeys(&k[hi], &k[mid]);
+		sortKey pivot = k[mid];
+		int i = lo, j = hi;
+		while (i <= j) { /* Hoare partition; keys are distinct (ties broken by triangle index) */
+			while (cmpKey(&k[i], &pivot) < 0) ++i;
+			while (cmpKey(&k[j], &pivot) > 0) --j;
+			if (i <= j) swapKeys(&k[i++], &k[j--]);
+		}
+		if (m <= j)
+			hi = j;
+		else if (m >= i)
+			lo = i;
+		else
+			return;
+	}
 }
 
 static double axisOf(ibVec3 v, int axis) { return axis == 0 ? v.x : axis == 1 ? v.y : v.z; }
@@ -52,9 +84,9 @@ static void buildNode(builder* B, int node, int lo, int hi)
 	ibVec3 ce = ibSub(cbox.hi, cbox.lo);
 	int axis = ce.x >= ce.y && ce.x >= ce.z ? 0 : ce.y >= ce.z ? 1 : 2;
 	for (int i = lo; i < hi; ++i) B->keys[i - lo] = (sortKey){axisOf(B->centroid[t->order[i]], axis), t->order[i]};
-	qsort(B->keys, (size_t)(hi - lo), sizeof(sortKey), cmpKey);
-	for (int i = lo; i < hi; ++i) t->order[i] = B->keys[i - lo].tri;
 	int mid = lo + (hi - lo) / 2;
+	selectNth(B->keys, hi - lo, mid - lo);
+	for (int i = lo; i < hi; ++i) t->order[i] = B->keys[i - lo].tri;
 	int left = B->next;
 	B->next += 2;
 	t->nodes[node].first = left;
