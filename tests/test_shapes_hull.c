@@ -409,6 +409,27 @@ static void test_plane_shape(void** state)
 			}
 			assert_true(fabs(minSep - lowest) < 1e-12);
 		}
+		/* the same box as a hull shape (its corners plus its centre) collides identically */
+		ibVec3 corners[9];
+		for (int i = 0; i < 8; ++i) corners[i] = ibV3(i & 1 ? he.x : -he.x, i & 2 ? he.y : -he.y, i & 4 ? he.z : -he.z);
+		corners[8] = IB_VEC3_ZERO;
+		ibBodyId hb = newBody(w, IB_BODY_DYNAMIC, pos, q);
+		ibShapeId hs = ibCreateHullShape(hb, &sd, &(ibHull){corners, 9});
+		assert_false(IB_IS_NULL(hs));
+		const ibBody* hbb;
+		const ibShape* hss = internalShape(hs, &hbb);
+		ibConvex hc;
+		assert_true(ib_shape_convex(hbb, hss, &hc));
+		assert_true(hc.type == IB_CONVEX_HULL && hc.hull != NULL && hc.vertexCount == 8);
+		ibManifold hm;
+		int hk = ib_shape_pair_collide(hbb, hss, bp, sp, tol, NULL, &hm, 1);
+		assert_int_equal(hk, lowest <= tol ? 1 : 0);
+		if (hk) {
+			double minSep = INFINITY;
+			for (int i = 0; i < hm.pointCount; ++i) minSep = fmin(minSep, hm.points[i].separation);
+			assert_true(fabs(minSep - lowest) < 1e-12);
+		}
+		ibDestroyBody(hb);
 		ibDestroyBody(bb);
 	}
 

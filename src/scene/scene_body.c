@@ -139,7 +139,7 @@ static bool loadObjFile(ibSceneLoader* L, const xmlNode* node, const char* file,
 	ibResult r = ibLoadObj(path, out, msg, sizeof msg);
 	free(path);
 	if (r != IB_OK) {
-		ibScene_Fail(L->err, r == IB_ERR_IO ? IB_ERR_IO : IB_ERR_PARSE, ibScene_Line(node), "cannot read <%s> file '%s': %s",
+		ibScene_Fail(L->err, r, ibScene_Line(node), "cannot read <%s> file '%s': %s",
 		             (const char*)node->name, file, msg);
 		return false;
 	}
