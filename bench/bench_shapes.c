@@ -83,7 +83,8 @@ int main(void)
 	t0 = now();
 	for (int i = 0; i < q; ++i) {
 		ibVec3 c = ibV3(15.0 + 14.0 * srand1(), 15.0 + 14.0 * srand1(), 0.0);
-		ib_trimesh_query_aabb(tm, (ibAABB){ibSub(c, ibV3(0.3, 0.3, 0.3)), ibAdd(c, ibV3(0.3, 0.3, 0.3))}, countTri, &found);
+		ib_trimesh_query_aabb(tm, (ibAABB){ibSub(c, ibV3(0.3, 0.3, 0.3)), ibAdd(c, ibV3(0.3, 0.3, 0.3))}, countTri,
+		                      &found);
 	}
 	printf("bench_shapes: trimesh_aabb_query box=0.6m triangles_per_query=%.1f us=%.3f\n", (double)found / q,
 	       1e6 * (now() - t0) / q);

@@ -133,7 +133,8 @@ static void test_random_hulls(void** state)
 			else if (trial % 3 == 1) /* on a sphere: every point a vertex */
 				pts[i] = ibNormalize(ibV3(srand1(), srand1(), srand1()));
 			else /* in a ball, shifted far from the origin */
-				pts[i] = ibAdd(ibV3(100.0, -50.0, 20.0), ibScale(cbrt(urand()), ibNormalize(ibV3(srand1(), srand1(), srand1()))));
+				pts[i] = ibAdd(ibV3(100.0, -50.0, 20.0),
+				               ibScale(cbrt(urand()), ibNormalize(ibV3(srand1(), srand1(), srand1()))));
 		}
 		ibHull g = {pts, n};
 		ibShapeId s = ibCreateHullShape(b, &sd, &g);
@@ -156,6 +157,8 @@ static void test_random_hulls(void** state)
 		assert_int_equal(h2.vertexCount, h.vertexCount);
 		assert_int_equal(h2.faceCount, h.faceCount);
 		assert_memory_equal(h2.faceVertices, h.faceVertices, (size_t)(2 * h.edgeCount) * sizeof(int));
+		assert_memory_equal(h2.faces, h.faces, (size_t)h.faceCount * sizeof(ibHullFace));
+		assert_memory_equal(h2.edges, h.edges, (size_t)h.edgeCount * sizeof(ibHullEdge));
 		ibMassData md2 = ibShape_GetMassData(s2);
 		assert_memory_equal(&md2, &md, sizeof md);
 		assert_int_equal(ibDestroyShape(s2), IB_OK);
@@ -174,8 +177,7 @@ static void test_cube_hull(void** state)
 	int n = 0;
 	for (int i = 0; i < 40; ++i) /* interior points and points on the faces, before the corners */
 		pts[n++] = ibAdd(c, ibV3(h.x * (i % 5 == 0 ? 1.0 : srand1()), h.y * srand1() * 0.99, h.z * srand1() * 0.99));
-	for (int i = 0; i < 8; ++i)
-		pts[n++] = ibAdd(c, ibV3(i & 1 ? h.x : -h.x, i & 2 ? h.y : -h.y, i & 4 ? h.z : -h.z));
+	for (int i = 0; i < 8; ++i) pts[n++] = ibAdd(c, ibV3(i & 1 ? h.x : -h.x, i & 2 ? h.y : -h.y, i & 4 ? h.z : -h.z));
 	ibShapeDef sd = ibDefaultShapeDef();
 	sd.density = 2500.0;
 	ibHull g = {pts, n};
@@ -291,12 +293,25 @@ static void runDegenerate(void* ctx)
 		for (int i = 0; i < n; ++i) {
 			double u = srand1(), v = srand1();
 			switch (c) {
-			case 0: n = 3; pts[i] = ibV3(u, v, 0.3); break;                                /* too few */
-			case 1: pts[i] = ibV3(u, v, i == 7 ? NAN : 1.0); break;                        /* NaN */
-			case 2: pts[i] = ibAdd(ibV3(5, 5, 5), ibV3(u + v, u - v, 2.0 * u + 3.0 * v)); break; /* coplanar */
-			case 3: pts[i] = ibV3(u, 2.0 * u, -u); break;                                  /* collinear */
-			case 4: pts[i] = ibV3(1.5, -2.0, 0.25); break;                                 /* coincident */
-			default: pts[i] = ibV3(u, v, 1e-300 * u * v); break;                           /* flat to rounding */
+			case 0:
+				n = 3;
+				pts[i] = ibV3(u, v, 0.3);
+				break; /* too few */
+			case 1:
+				pts[i] = ibV3(u, v, i == 7 ? NAN : 1.0);
+				break; /* NaN */
+			case 2:
+				pts[i] = ibAdd(ibV3(5, 5, 5), ibV3(u + v, u - v, 2.0 * u + 3.0 * v));
+				break; /* coplanar */
+			case 3:
+				pts[i] = ibV3(u, 2.0 * u, -u);
+				break; /* collinear */
+			case 4:
+				pts[i] = ibV3(1.5, -2.0, 0.25);
+				break; /* coincident */
+			default:
+				pts[i] = ibV3(u, v, 1e-300 * u * v);
+				break; /* flat to rounding */
 			}
 		}
 		ibHull g = {pts, n};
@@ -475,10 +490,8 @@ static void test_plane_shape(void** state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_random_hulls),
-	    cmocka_unit_test(test_cube_hull),
-	    cmocka_unit_test(test_structured_hulls),
-	    cmocka_unit_test(test_degenerate_hulls),
+	    cmocka_unit_test(test_random_hulls),     cmocka_unit_test(test_cube_hull),
+	    cmocka_unit_test(test_structured_hulls), cmocka_unit_test(test_degenerate_hulls),
 	    cmocka_unit_test(test_plane_shape),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -161,7 +161,8 @@ static void test_bvh_queries(void** state)
 					tb = ib_aabb_union(tb, (ibAABB){s.v[ix[2]], s.v[ix[2]]});
 					bool overlaps = ib_aabb_overlap(tb, box);
 					brute += overlaps;
-					if (overlaps != (hit[k] != 0)) fail_msg("kind %d n %d query %d: triangle %d differs", kind, n, q, k);
+					if (overlaps != (hit[k] != 0))
+						fail_msg("kind %d n %d query %d: triangle %d differs", kind, n, q, k);
 				}
 				assert_int_equal(brute, got.count);
 				if (brute >= 3) { /* early stop */
@@ -185,7 +186,8 @@ static void test_bvh_queries(void** state)
 				bool any = ib_trimesh_raycast(t, o, d, maxS, &h);
 				assert_int_equal(any, best < INFINITY);
 				if (any) {
-					if (h.s != best) fail_msg("kind %d n %d ray %d: s %.17g vs brute force %.17g", kind, n, q, h.s, best);
+					if (h.s != best)
+						fail_msg("kind %d n %d ray %d: s %.17g vs brute force %.17g", kind, n, q, h.s, best);
 					const int* ix = s.idx + 3 * h.triangle;
 					double sk;
 					assert_true(ib_ray_triangle(o, d, s.v[ix[0]], s.v[ix[1]], s.v[ix[2]], maxS, &sk) && sk == best);

@@ -20,16 +20,16 @@
 #include <libqhull_r/libqhull_r.h>
 
 typedef struct faceTmp {
-	int a0, a1;    /* first two loop vertices after rotating the loop to its smallest vertex */
-	int first;     /* loop start in the scratch loop array */
+	int a0, a1; /* first two loop vertices after rotating the loop to its smallest vertex */
+	int first;  /* loop start in the scratch loop array */
 	int count;
 	ibVec3 normal; /* qhull's, then Newell's of the ordered loop */
 } faceTmp;
 
 typedef struct halfEdge {
-	int lo, hi;   /* sorted end points */
-	int face, k;  /* face (canonical index) and loop position of the edge's start vertex */
-	int forward;  /* 1 if the loop runs lo -> hi */
+	int lo, hi;  /* sorted end points */
+	int face, k; /* face (canonical index) and loop position of the edge's start vertex */
+	int forward; /* 1 if the loop runs lo -> hi */
 } halfEdge;
 
 static int cmpFace(const void* pa, const void* pb)
@@ -102,8 +102,8 @@ static void sortLoop(int* loop, int count, const ibVec3* v, ibVec3 n)
 /* Scratch of one build (freed in every case). */
 typedef struct buildTmp {
 	double* coords;
-	int* remap;     /* input point -> hull vertex (-1: not a vertex) */
-	int* loops;     /* face loops in qhull's facet order */
+	int* remap; /* input point -> hull vertex (-1: not a vertex) */
+	int* loops; /* face loops in qhull's facet order */
 	faceTmp* faces;
 	halfEdge* half;
 	qhT* qh;
@@ -151,20 +151,20 @@ static int runQhull(ibWorld* w, buildTmp* t, ibResult* err)
 		char line[200];
 		firstLine(msg, line, sizeof line);
 		*err = ib_error(w, IB_ERR_DEGENERATE,
-		                "hull points are coplanar, collinear or coincident (no solid hull; qhull exit %d: %s)", code, line);
+		                "hull points are coplanar, collinear or coincident (no solid hull; qhull exit %d: %s)", code,
+		                line);
 	} else {
 		qhT* qh = t->qh;
 		facetT* facet;
 		vertexT *vertex, **vertexp;
 		int faces = 0, loopLen = 0;
-		FORALLfacets {
+		FORALLfacets
+		{
 			faces++;
 			loopLen += qh_setsize(qh, facet->vertices);
 		}
 		for (int i = 0; i < t->n; ++i) t->remap[i] = -1;
-		FORALLfacets {
-			FOREACHvertex_(facet->vertices) t->remap[qh_pointid(qh, vertex->point)] = 0;
-		}
+		FORALLfacets { FOREACHvertex_(facet->vertices) t->remap[qh_pointid(qh, vertex->point)] = 0; }
 		vertexCount = 0;
 		for (int i = 0; i < t->n; ++i)
 			if (t->remap[i] == 0) t->remap[i] = vertexCount++;
@@ -182,7 +182,8 @@ static int runQhull(ibWorld* w, buildTmp* t, ibResult* err)
 			t->loopLen = loopLen;
 			t->faceCount = faces;
 			int f = 0, at = 0;
-			FORALLfacets {
+			FORALLfacets
+			{
 				faceTmp* ft = &t->faces[f++];
 				ft->first = at;
 				ft->count = 0;
@@ -235,6 +236,14 @@ ibResult ib_hull_build(ibWorld* w, const ibVec3* points, int count, ibHullGeom**
 			break;
 		}
 		sortLoop(loop, ft->count, points, ft->normal);
+		/* start the loop at its smallest input index (= smallest hull index: remap is increasing), so
+		 * that the normal below, and everything after, depends only on the vertex list */
+		int m = 0;
+		for (int k = 1; k < ft->count; ++k)
+			if (loop[k] < loop[m]) m = k;
+		int* tmp = (int*)t.half; /* scratch: the half-edges are filled only later (L >= count ints) */
+		for (int k = 0; k < ft->count; ++k) tmp[k] = loop[(m + k) % ft->count];
+		memcpy(loop, tmp, (size_t)ft->count * sizeof(int));
 		ibVec3 n = IB_VEC3_ZERO; /* twice the vector area of the ordered polygon, relative to its first vertex */
 		for (int k = 1; k + 1 < ft->count; ++k)
 			n = ibAdd(n, ibCross(ibSub(points[loop[k]], points[loop[0]]), ibSub(points[loop[k + 1]], points[loop[0]])));
@@ -245,12 +254,6 @@ ibResult ib_hull_build(ibWorld* w, const ibVec3* points, int count, ibHullGeom**
 		}
 		ft->normal = ibScale(1.0 / len, n);
 		for (int k = 0; k < ft->count; ++k) loop[k] = t.remap[loop[k]];
-		int m = 0; /* rotate to the smallest vertex index */
-		for (int k = 1; k < ft->count; ++k)
-			if (loop[k] < loop[m]) m = k;
-		int* tmp = (int*)t.half; /* scratch: the half-edges are filled only later (L >= count ints) */
-		for (int k = 0; k < ft->count; ++k) tmp[k] = loop[(m + k) % ft->count];
-		memcpy(loop, tmp, (size_t)ft->count * sizeof(int));
 		ft->a0 = loop[0];
 		ft->a1 = loop[1];
 	}

@@ -97,14 +97,20 @@ ibAABB ib_shape_world_aabb(const ibBody* b, const ibShape* s)
 		double off;
 		plane_world(b, s, &n, &off);
 		if (n.x == 0.0 && n.y == 0.0) {
-			if (n.z > 0.0) box.hi.z = off / n.z;
-			else box.lo.z = off / n.z;
+			if (n.z > 0.0)
+				box.hi.z = off / n.z;
+			else
+				box.lo.z = off / n.z;
 		} else if (n.x == 0.0 && n.z == 0.0) {
-			if (n.y > 0.0) box.hi.y = off / n.y;
-			else box.lo.y = off / n.y;
+			if (n.y > 0.0)
+				box.hi.y = off / n.y;
+			else
+				box.lo.y = off / n.y;
 		} else if (n.y == 0.0 && n.z == 0.0) {
-			if (n.x > 0.0) box.hi.x = off / n.x;
-			else box.lo.x = off / n.x;
+			if (n.x > 0.0)
+				box.hi.x = off / n.x;
+			else
+				box.lo.x = off / n.x;
 		}
 	} else if (s->type == IB_SHAPE_TRIMESH) {
 		ibVec3 p;
@@ -192,8 +198,7 @@ int ib_shape_pair_collide(const ibBody* ba, const ibShape* sa, const ibBody* bb,
 	if (capacity < 1) return 0;
 	ibConvex ca, cb;
 	bool convexA = ib_shape_convex(ba, sa, &ca), convexB = ib_shape_convex(bb, sb, &cb);
-	if (convexA && convexB)
-		return ib_manifold_build(&ca, &cb, tolerance, cache ? &cache->gjk : NULL, out) > 0 ? 1 : 0;
+	if (convexA && convexB) return ib_manifold_build(&ca, &cb, tolerance, cache ? &cache->gjk : NULL, out) > 0 ? 1 : 0;
 	if (convexA && sb->type == IB_SHAPE_PLANE) return collide_plane(&ca, bb, sb, false, tolerance, out);
 	if (convexB && sa->type == IB_SHAPE_PLANE) return collide_plane(&cb, ba, sa, true, tolerance, out);
 	if (convexA && sb->type == IB_SHAPE_TRIMESH) return collide_trimesh(&ca, bb, sb, false, tolerance, out, capacity);

@@ -74,7 +74,8 @@ static void buildNode(builder* B, int node, int lo, int hi)
 		cbox = ib_aabb_union(cbox, (ibAABB){B->centroid[tri], B->centroid[tri]});
 	}
 	ibVec3 ext = ibSub(box.hi, box.lo);
-	double size = fmax(fmax(fabs(box.lo.x), fabs(box.hi.x)), fmax(fmax(fabs(box.lo.y), fabs(box.hi.y)), fmax(fabs(box.lo.z), fabs(box.hi.z))));
+	double size = fmax(fmax(fabs(box.lo.x), fabs(box.hi.x)),
+	                   fmax(fmax(fabs(box.lo.y), fabs(box.hi.y)), fmax(fabs(box.lo.z), fabs(box.hi.z))));
 	t->nodes[node].box = ib_aabb_fatten(box, 1e-12 * (size + ext.x + ext.y + ext.z));
 	if (hi - lo <= IB_TRIMESH_LEAF_SIZE) {
 		t->nodes[node].first = lo;

@@ -25,7 +25,7 @@ typedef struct ibTriMeshGeom {
 	int vertexCount, triangleCount;
 	ibTriMeshNode* nodes; /* nodes[0] is the root */
 	int nodeCount;
-	int* order;   /* triangle indices, leaf by leaf */
+	int* order;     /* triangle indices, leaf by leaf */
 	ibAABB* triBox; /* bounds of each triangle */
 	size_t bytes;
 } ibTriMeshGeom;

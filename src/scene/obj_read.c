@@ -218,7 +218,10 @@ static bool readFace(objReader* r, const char* p, const char* end)
 	return true;
 }
 
-static bool isKeyword(const char* tok, size_t len, const char* kw) { return strlen(kw) == len && memcmp(tok, kw, len) == 0; }
+static bool isKeyword(const char* tok, size_t len, const char* kw)
+{
+	return strlen(kw) == len && memcmp(tok, kw, len) == 0;
+}
 
 static ibResult parseObj(ibSceneErr* e, const char* text, size_t length, ibMesh* out)
 {
@@ -248,7 +251,8 @@ static ibResult parseObj(ibSceneErr* e, const char* text, size_t length, ibMesh*
 				ok = readFace(&r, q, stop);
 			} else {
 				bool skip = false;
-				for (size_t k = 0; k < sizeof skipped / sizeof skipped[0] && !skip; ++k) skip = isKeyword(tok, len, skipped[k]);
+				for (size_t k = 0; k < sizeof skipped / sizeof skipped[0] && !skip; ++k)
+					skip = isKeyword(tok, len, skipped[k]);
 				if (!skip) {
 					ibScene_Fail(e, IB_ERR_PARSE, r.line, "unknown statement '%.*s'", (int)(len > 40 ? 40 : len), tok);
 					ok = false;
