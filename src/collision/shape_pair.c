@@ -165,11 +165,7 @@ static bool visit_triangle(void* ctx, int tri)
 	ibManifold* m = &v->out[v->count];
 	int n = v->meshIsA ? ib_manifold_build(&t, v->convex, v->tolerance, NULL, m)
 	                   : ib_manifold_build(v->convex, &t, v->tolerance, NULL, m);
-	if (n > 0) {
-		for (int i = 0; i < m->pointCount; ++i) /* feature key: the triangle (warm start) */
-			if (m->points[i].key == 0u) m->points[i].key = (uint32_t)tri * 16u + (uint32_t)i + 1u;
-		v->count++;
-	}
+	if (n > 0) v->count++;
 	return v->count < v->capacity;
 }
 
