@@ -121,7 +121,21 @@ static void compareShapes(ibShapeId a, ibShapeId b, const char* where)
 	case IB_SHAPE_CYLINDER:
 		SAME(ibShape_GetCylinder(a), ibShape_GetCylinder(b), "%s cylinder", where);
 		break;
-	case IB_SHAPE_MESH: {
+	case IB_SHAPE_PLANE:
+		SAME(ibShape_GetPlane(a), ibShape_GetPlane(b), "%s plane", where);
+		break;
+	case IB_SHAPE_HULL: {
+		ibHullData ha = ibShape_GetHull(a), hb = ibShape_GetHull(b);
+		assert_int_equal(ha.vertexCount, hb.vertexCount);
+		assert_int_equal(ha.faceCount, hb.faceCount);
+		assert_int_equal(ha.edgeCount, hb.edgeCount);
+		sameBits(ha.vertices, hb.vertices, (size_t)ha.vertexCount * sizeof(ibVec3), "%s hull vertices", where);
+		sameBits(ha.faces, hb.faces, (size_t)ha.faceCount * sizeof(ibHullFace), "%s hull faces", where);
+		sameBits(ha.faceVertices, hb.faceVertices, (size_t)ha.edgeCount * 2 * sizeof(int), "%s hull loops", where);
+		break;
+	}
+	case IB_SHAPE_MESH:
+	case IB_SHAPE_TRIMESH: {
 		ibMesh ma = ibShape_GetMesh(a), mb = ibShape_GetMesh(b);
 		assert_int_equal(ma.vertexCount, mb.vertexCount);
 		assert_int_equal(ma.triangleCount, mb.triangleCount);
@@ -899,6 +913,142 @@ static void test_joint_example_scenes(void** state)
 	ibDestroyWorld(w);
 }
 
+/* ---------------------------------------------------------------- planes, hulls, triangle meshes, OBJ */
+
+#define DATA_DIR IBDYN_SOURCE_DIR "/tests/data"
+
+static ibBodyId bodyNamed(ibWorldId w, const char* name)
+{
+	ibBodyId b = ibWorld_FindBody(w, name);
+	assert_false(IB_IS_NULL(b));
+	return b;
+}
+
+static ibShapeId firstShape(ibBodyId b)
+{
+	ibShapeId s;
+	assert_true(ibBody_GetShapes(b, &s, 1) >= 1);
+	return s;
+}
+
+static void test_shape_scene(void** state)
+{
+	(void)state;
+	char err[ERR_SIZE] = "x";
+	ibWorldId w = IB_NULL_WORLD;
+	ibSceneSettings st;
+	if (ibLoadScene(DATA_DIR "/shapes.xml", NULL, &w, &st, err, sizeof err) != IB_OK) fail_msg("%s", err);
+	ibBodyId ground = bodyNamed(w, "ground");
+	ibShapeId gs[3];
+	assert_int_equal(ibBody_GetShapes(ground, gs, 3), 3);
+	assert_int_equal(ibShape_GetType(gs[0]), IB_SHAPE_PLANE);
+	assert_int_equal(ibShape_GetType(gs[1]), IB_SHAPE_TRIMESH);
+	assert_int_equal(ibShape_GetType(gs[2]), IB_SHAPE_TRIMESH);
+	ibMesh ramp = ibShape_GetMesh(gs[1]);
+	assert_int_equal(ramp.vertexCount, 6);
+	assert_int_equal(ramp.triangleCount, 4); /* two quads, fan-triangulated */
+	int rampIdx[12] = {0, 1, 2, 0, 2, 3, 3, 2, 4, 3, 4, 5};
+	assert_memory_equal(ramp.indices, rampIdx, sizeof rampIdx);
+	/* the OBJ cube as a closed mesh: 12 triangles, exact box mass */
+	ibShapeId cube = firstShape(bodyNamed(w, "cube_from_obj"));
+	assert_int_equal(ibShape_GetType(cube), IB_SHAPE_MESH);
+	assert_int_equal(ibShape_GetMesh(cube).triangleCount, 12);
+	ibMassData md = ibShape_GetMassData(cube), ref;
+	ibBox half = {{0.5, 0.5, 0.5}};
+	assert_int_equal(ibComputeBoxMass(&half, 500.0, &ref), IB_OK);
+	assert_true(fabs(md.mass - ref.mass) < 1e-12 * ref.mass);
+	assert_true(fabs(md.inertia.m[0][0] - ref.inertia.m[0][0]) < 1e-12 * ref.inertia.m[0][0]);
+	/* hulls: inline (the interior point dropped), from a point cloud, from the cube's vertices */
+	ibHullData hi = ibShape_GetHull(firstShape(bodyNamed(w, "hull_inline")));
+	assert_int_equal(hi.vertexCount, 5);
+	ibShapeId hps = firstShape(bodyNamed(w, "hull_from_obj"));
+	ibHullData hp = ibShape_GetHull(hps);
+	assert_int_equal(hp.vertexCount, 8);
+	assert_int_equal(hp.faceCount, 6);
+	assert_true(fabs(ibShape_GetMassData(hps).mass - 2000.0 * 2.0) < 1e-9);
+	ibHullData hc = ibShape_GetHull(firstShape(bodyNamed(w, "hull_from_cube")));
+	assert_int_equal(hc.vertexCount, 8);
+	assert_int_equal(hc.faceCount, 6);
+	ibPlane pusher = ibShape_GetPlane(firstShape(bodyNamed(w, "pusher")));
+	assert_true(pusher.normal.y == 1.0 && pusher.offset == -5.0);
+	assertRoundTrip(w, &st, "shapes.xml");
+	ibDestroyWorld(w);
+
+	/* a missing OBJ file is an I/O error at the element's line */
+	const char* missing = "<ibdyn version=\"1\">\n<body type=\"static\">\n<trimesh file=\"/nonexistent/x.obj\"/>\n</body>\n</ibdyn>";
+	w = (ibWorldId){7, 7};
+	assert_int_equal(ibLoadSceneFromMemory(missing, strlen(missing), "m.xml", NULL, &w, NULL, err, sizeof err), IB_ERR_IO);
+	assert_true(IB_IS_NULL(w));
+	assert_non_null(strstr(err, "m.xml:3: cannot read <trimesh> file '/nonexistent/x.obj': /nonexistent/x.obj: "));
+	/* the OBJ reader's own message travels with the scene's */
+	w = IB_NULL_WORLD;
+	assert_int_equal(ibLoadScene(BAD_DIR "/trimesh_bad_obj.xml", NULL, &w, NULL, err, sizeof err), IB_ERR_PARSE);
+	assert_non_null(strstr(err, "/bad_face.obj:4: vertex index 4 is out of range: 3 vertices are defined so far"));
+}
+
+static void test_obj_reader(void** state)
+{
+	(void)state;
+	char err[ERR_SIZE] = "x";
+	ibMesh m;
+	assert_int_equal(ibLoadObj(DATA_DIR "/obj/cube.obj", &m, err, sizeof err), IB_OK);
+	assert_string_equal(err, "");
+	assert_int_equal(m.vertexCount, 8);
+	assert_int_equal(m.triangleCount, 12);
+	/* f -5 -1 -2 -6 after 8 vertices: 4 8 7 3 (1-based), fanned */
+	int expect[6] = {3, 7, 6, 3, 6, 2};
+	assert_memory_equal(m.indices + 24, expect, sizeof expect);
+	assert_true(m.vertices[7].x == -0.5 && m.vertices[7].y == 0.5 && m.vertices[7].z == 0.5);
+	ibFreeObjMesh(&m);
+	assert_null(m.vertices);
+
+	const char* good = "v 1 2 3\r\nv 4 5 6 # comment\nv 7 8 9\n\n  f 1 2 3\nvn 0 0 1\nf 3/1/1 -2/2/1 1//1";
+	assert_int_equal(ibLoadObjFromMemory(good, strlen(good), "good", &m, err, sizeof err), IB_OK);
+	assert_int_equal(m.triangleCount, 2);
+	assert_true(m.indices[3] == 2 && m.indices[4] == 1 && m.indices[5] == 0);
+	assert_true(m.vertices[1].x == 4.0 && m.vertices[2].z == 9.0);
+	ibFreeObjMesh(&m);
+
+	struct {
+		const char* text;
+		const char* message;
+	} bad[] = {
+	    {"v 1 2 3\nv 1 2 x\n", "bad.obj:2: 'x' is not a number"},
+	    {"v 1 2 3\nv 1 2\n", "bad.obj:2: a vertex needs 3 coordinates (optionally w, or r g b), got 2"},
+	    {"v 1 2 3\nv 1 2 3 4 5 6 7\n", "bad.obj:2: a vertex needs 3 coordinates (optionally w, or r g b), got more than 6"},
+	    {"v 1 2 nan\n", "bad.obj:1: 'nan' is not a finite number"},
+	    {"v 1 2 1e999\n", "bad.obj:1: '1e999' is not a number"},
+	    {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2\n", "bad.obj:4: a face needs at least 3 vertices, got 2"},
+	    {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n", "bad.obj:4: vertex index 0 is invalid (OBJ indices start at 1)"},
+	    {"v 0 0 0\nv 1 0 0\nv 0 1 0\n\nf 1 2 -4\n", "bad.obj:5: vertex index -4 is out of range: 3 vertices are defined so far"},
+	    {"v 0 0 0\nv 1 0 0\nf 1 2 3\nv 0 1 0\n", "bad.obj:3: vertex index 3 is out of range: 2 vertices are defined so far"},
+	    {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1/1/1 2 3\n", "bad.obj:4: face vertex '1/1/1/1' has more than 3 fields"},
+	    {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/ 2 3\n", "bad.obj:4: face vertex '1/' has an empty texture index"},
+	    {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/a 2 3\n", "bad.obj:4: 'a' is not a valid texture index"},
+	    {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf /1 2 3\n", "bad.obj:4: face vertex '/1' has no vertex index"},
+	    {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3x\n", "bad.obj:4: '3x' is not a valid vertex index"},
+	    {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99999999999999999999\n", "bad.obj:4: vertex index '99999999999999999999' is out of range"},
+	    {"v 0 0 0\ncurv 0 1 2\n", "bad.obj:2: unknown statement 'curv'"},
+	    {"# nothing\nvt 0 0\n", "bad.obj: no vertices (v statements) in the file"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+		m = (ibMesh){(const ibVec3*)1, 1, (const int*)1, 1};
+		ibResult r = ibLoadObjFromMemory(bad[i].text, strlen(bad[i].text), "bad.obj", &m, err, sizeof err);
+		if (r != IB_ERR_PARSE || strcmp(err, bad[i].message) != 0)
+			fail_msg("case %zu: got %d '%s', expected '%s'", i, r, err, bad[i].message);
+		assert_null(m.vertices);
+		assert_int_equal(m.triangleCount, 0);
+	}
+	const char* nul = "v 0 0 0\nv 1\0 0 0\n";
+	assert_int_equal(ibLoadObjFromMemory(nul, 16, "nul.obj", &m, err, sizeof err), IB_ERR_PARSE);
+	assert_string_equal(err, "nul.obj:2: NUL character in the file");
+	assert_int_equal(ibLoadObj(DATA_DIR "/no_such.obj", &m, err, sizeof err), IB_ERR_IO);
+	assert_non_null(strstr(err, "no_such.obj: cannot open the file"));
+	assert_int_equal(ibLoadObj(NULL, &m, err, sizeof err), IB_ERR_IO);
+	assert_int_equal(ibLoadObjFromMemory("v 0 0 0", 7, "x", NULL, err, sizeof err), IB_ERR_INVALID_ARGUMENT);
+	ibFreeObjMesh(NULL);
+}
+
 /* ---------------------------------------------------------------- the bad corpus */
 
 /* Parse `<!-- expect: line=N contains="..." -->` from the first line of text. */
@@ -1254,6 +1404,8 @@ int main(void)
 	    cmocka_unit_test(test_joint_save_rejects_infinite_motor),
 	    cmocka_unit_test(test_joint_example_scenes),
 	    cmocka_unit_test(test_bad_corpus),
+	    cmocka_unit_test(test_shape_scene),
+	    cmocka_unit_test(test_obj_reader),
 	    cmocka_unit_test(test_io_errors),
 	    cmocka_unit_test(test_save_rejects_unloadable_worlds),
 	    cmocka_unit_test(test_defaults),

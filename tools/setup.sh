@@ -3,7 +3,7 @@
 # Usage: tools/setup.sh [build|test|bench]   (each profile includes the previous one)
 set -euo pipefail
 profile=${1:-build}
-pkgs=(cmake make gcc pkg-config libxml2-dev gnuplot-nox libsuitesparse-dev)
+pkgs=(cmake make gcc pkg-config libxml2-dev gnuplot-nox libsuitesparse-dev libqhull-dev)
 case "$profile" in
   build) ;;
   test) pkgs+=(libcmocka-dev libccd-dev) ;;

@@ -156,6 +156,15 @@ IB_API ibShapeId ibCreateCapsuleShape(ibBodyId body, const ibShapeDef* def, cons
 IB_API ibShapeId ibCreateCylinderShape(ibBodyId body, const ibShapeDef* def, const ibCylinder* cylinder);
 /** Attach a closed triangle mesh (data are copied; volume must be positive). */
 IB_API ibShapeId ibCreateMeshShape(ibBodyId body, const ibShapeDef* def, const ibMesh* mesh);
+/** Attach the convex hull of a point set (qhull; exact mass properties of the hull polyhedron).
+ * Fails with IB_ERR_INVALID_ARGUMENT for fewer than 4 or non-finite points and IB_ERR_DEGENERATE for
+ * points in one plane (or too close together for a solid hull). */
+IB_API ibShapeId ibCreateHullShape(ibBodyId body, const ibShapeDef* def, const ibHull* hull);
+/** Attach an infinite plane (no mass); static and kinematic bodies only (IB_ERR_WRONG_BODY_TYPE otherwise). */
+IB_API ibShapeId ibCreatePlaneShape(ibBodyId body, const ibShapeDef* def, const ibPlane* plane);
+/** Attach a triangle mesh of any topology (open or closed soup; copied, with a bounding-volume tree over
+ * its triangles; no mass); static and kinematic bodies only. Other shapes collide with each triangle. */
+IB_API ibShapeId ibCreateTriMeshShape(ibBodyId body, const ibShapeDef* def, const ibMesh* mesh);
 /** Detach and destroy a shape; the body's mass properties are updated. */
 IB_API ibResult ibDestroyShape(ibShapeId shape);
 /** True if the handle refers to a live shape. */
@@ -172,8 +181,12 @@ IB_API ibBox ibShape_GetBox(ibShapeId shape);
 IB_API ibCapsule ibShape_GetCapsule(ibShapeId shape);
 /** Cylinder geometry. */
 IB_API ibCylinder ibShape_GetCylinder(ibShapeId shape);
-/** Mesh geometry; the pointers stay valid while the shape lives. */
+/** Mesh geometry of a mesh or triangle-mesh shape; the pointers stay valid while the shape lives. */
 IB_API ibMesh ibShape_GetMesh(ibShapeId shape);
+/** Hull data (vertices, faces, edges, adjacency) of a hull shape (all zero if not a hull). */
+IB_API ibHullData ibShape_GetHull(ibShapeId shape);
+/** Plane of a plane shape (normal unit; zero if not a plane). */
+IB_API ibPlane ibShape_GetPlane(ibShapeId shape);
 /** Shape origin in the body frame (m). */
 IB_API ibVec3 ibShape_GetLocalPosition(ibShapeId shape);
 /** Shape to body frame rotation. */

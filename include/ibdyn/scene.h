@@ -34,6 +34,19 @@ IB_API ibResult ibSaveScene(ibWorldId world, const ibSceneSettings* settings, co
 IB_API ibResult ibSaveSceneToMemory(ibWorldId world, const ibSceneSettings* settings, char** outXml,
                                     char* err, size_t errSize);
 
+/** Read the geometry of a Wavefront OBJ file: vertex positions ("v x y z", optionally w or r g b)
+ * and faces ("f", polygons fan-triangulated from their first vertex; indices 1-based or negative =
+ * relative to the vertices defined so far; forms v, v/vt, v/vt/vn, v//vn). vt, vn, vp, g, o, s,
+ * usemtl, mtllib, l, p and comments are skipped; any other statement is an error. The triangles
+ * keep the file's winding. A file without faces is valid (a point set, e.g. for a hull). On
+ * failure *outMesh is empty and err receives "file:line: message". Free with ibFreeObjMesh. */
+IB_API ibResult ibLoadObj(const char* path, ibMesh* outMesh, char* err, size_t errSize);
+/** As ibLoadObj, from a buffer; displayName is used in messages. */
+IB_API ibResult ibLoadObjFromMemory(const char* text, size_t length, const char* displayName, ibMesh* outMesh,
+                                    char* err, size_t errSize);
+/** Free a mesh returned by ibLoadObj / ibLoadObjFromMemory and empty it. */
+IB_API void ibFreeObjMesh(ibMesh* mesh);
+
 #ifdef __cplusplus
 }
 #endif

@@ -87,6 +87,9 @@ typedef enum ibShapeType {
 	IB_SHAPE_CAPSULE = 2,  /**< segment along the shape's z axis swept by a sphere */
 	IB_SHAPE_CYLINDER = 3, /**< cylinder with its axis along the shape's z axis */
 	IB_SHAPE_MESH = 4,     /**< closed, consistently oriented (counter-clockwise outward) triangle mesh */
+	IB_SHAPE_HULL = 5,     /**< convex hull of a point set (faces, edges, vertices and their adjacency) */
+	IB_SHAPE_PLANE = 6,    /**< infinite plane: the half-space below it is solid; static/kinematic bodies only */
+	IB_SHAPE_TRIMESH = 7,  /**< triangle soup (open or closed) with a BVH; static/kinematic bodies only, no mass */
 	IB_SHAPE_TYPE_COUNT
 } ibShapeType;
 
@@ -112,13 +115,59 @@ typedef struct ibCylinder {
 	double halfLength; /**< half height (m), > 0 */
 } ibCylinder;
 
-/** Triangle mesh geometry (copied on shape creation). Triangles are counter-clockwise seen from outside. */
+/** Triangle mesh geometry (copied on shape creation). Triangles are counter-clockwise seen from outside.
+ * Also the input of a static triangle mesh (ibCreateTriMeshShape: any soup, >= 3 vertices and >= 1 triangle). */
 typedef struct ibMesh {
 	const ibVec3* vertices; /**< vertex positions in the shape frame (m) */
 	int vertexCount;        /**< number of vertices, >= 4 */
 	const int* indices;     /**< 3 vertex indices per triangle */
 	int triangleCount;      /**< number of triangles, >= 4 */
 } ibMesh;
+
+/** Convex hull geometry: the hull of the given points is computed (qhull) on shape creation. Points
+ * inside the hull or on its faces are dropped; coplanar hull facets are merged into polygons. */
+typedef struct ibHull {
+	const ibVec3* points; /**< input points in the shape frame (m), finite */
+	int pointCount;       /**< number of points, >= 4, not all in one plane */
+} ibHull;
+
+/** One face of a hull: a convex polygon, its vertex loop counter-clockwise seen from outside. */
+typedef struct ibHullFace {
+	ibVec3 normal; /**< unit outward normal (shape frame) */
+	double offset; /**< plane: dot(normal, x) = offset for points x of the face (m) */
+	int first;     /**< start of the face's loop in ibHullData.faceVertices and .faceEdges */
+	int count;     /**< number of vertices (= number of edges) of the face, >= 3 */
+} ibHullFace;
+
+/** One edge of a hull with its two vertices and two faces. */
+typedef struct ibHullEdge {
+	int vertex[2]; /**< end points; the loop of face[0] runs vertex[0] -> vertex[1] */
+	int face[2];   /**< adjacent faces; the loop of face[1] runs vertex[1] -> vertex[0] */
+} ibHullEdge;
+
+/** Read-only view of a hull shape's data (shape frame); the pointers stay valid while the shape lives.
+ * Adjacency: face -> vertices/edges (faceVertices, faceEdges), edge -> vertices/faces (edges),
+ * vertex -> edges (vertexEdges[vertexEdgeStart[v] .. vertexEdgeStart[v + 1]]). */
+typedef struct ibHullData {
+	const ibVec3* vertices;       /**< hull vertices, in the order of the input points they come from */
+	int vertexCount;              /**< number of vertices */
+	const ibHullFace* faces;      /**< faces */
+	int faceCount;                /**< number of faces */
+	const int* faceVertices;      /**< all face loops back to back: vertex k of face f is faceVertices[faces[f].first + k] */
+	const int* faceEdges;         /**< edge k of face f (from loop vertex k to k + 1) is faceEdges[faces[f].first + k] */
+	const ibHullEdge* edges;      /**< edges */
+	int edgeCount;                /**< number of edges (vertexCount - edgeCount + faceCount == 2) */
+	const int* vertexEdgeStart;   /**< vertexCount + 1 offsets into vertexEdges */
+	const int* vertexEdges;       /**< edges at each vertex */
+	const int* triangles;         /**< fan triangulation of the faces, 3 vertex indices each, counter-clockwise outward */
+	int triangleCount;            /**< number of triangles */
+} ibHullData;
+
+/** Infinite plane {x : dot(normal, x) = offset} in the shape frame; the side opposite the normal is solid. */
+typedef struct ibPlane {
+	ibVec3 normal; /**< outward normal (shape frame), non-zero; normalised on creation */
+	double offset; /**< signed distance of the plane from the shape origin along the normal (m) */
+} ibPlane;
 
 /** Surface material of a shape (used by the contact solver). */
 typedef struct ibMaterial {

@@ -23,6 +23,8 @@ typedef struct ibConvex {
 	ibVec3 position; /* local -> world: x_w = position + R x_l */
 	ibQuat rotation;
 	ibMat3 R;
+	const ibHullData* hull; /* IB_CONVEX_HULL of a hull shape: its faces, edges and adjacency (local frame;
+	                         * vertices == hull->vertices); NULL for other hulls (mesh, triangle) */
 } ibConvex;
 
 /* Build a convex view with its world pose (R from the quaternion). */

@@ -1,8 +1,17 @@
 /* Shape-type dispatch of the narrowphase: world poses, convex views, AABBs and the manifolds of a
- * shape pair (phases 2-3 of Chapter 4). */
+ * shape pair (phases 2-3 of Chapter 4).
+ *
+ *   convex  - convex   ib_manifold_build (sphere, box, capsule, cylinder, mesh as its hull, hull)
+ *   convex  - plane    ib_manifold_plane (either order; normal B -> A)
+ *   convex  - trimesh  every triangle whose box overlaps A's box (+ tolerance), found with the
+ *                      mesh's tree, as an IB_CONVEX_HULL of its 3 world vertices through
+ *                      ib_manifold_build: one manifold per touching triangle, up to capacity
+ *   plane/trimesh - plane/trimesh   never (both have infinite mass) */
 #include <math.h>
 
 #include "collision/collision_world.h"
+#include "collision/hull.h"
+#include "collision/trimesh.h"
 
 void ib_shape_world_pose(const ibBody* b, const ibShape* s, ibVec3* pos, ibQuat* rot)
 {
@@ -41,17 +50,142 @@ bool ib_shape_convex(const ibBody* b, const ibShape* s, ibConvex* out)
 		out->vertices = s->meshVertices;
 		out->vertexCount = s->meshVertexCount;
 		return true;
-	default:
-		return false;
+	case IB_SHAPE_HULL:
+		*out = ib_convex_make(IB_CONVEX_HULL, p, q);
+		out->hull = &s->hull->view;
+		out->vertices = s->hull->view.vertices;
+		out->vertexCount = s->hull->view.vertexCount;
+		return true;
+	case IB_SHAPE_PLANE:
+	case IB_SHAPE_TRIMESH:
+	case IB_SHAPE_TYPE_COUNT:
+		break;
 	}
+	return false;
+}
+
+/* World plane of a plane shape: {x : dot(n, x) = offset}, solid below. */
+static void plane_world(const ibBody* b, const ibShape* s, ibVec3* n, double* offset)
+{
+	ibVec3 p;
+	ibQuat q;
+	ib_shape_world_pose(b, s, &p, &q);
+	*n = ibNormalize(ibRotate(q, s->g.plane.normal));
+	*offset = s->g.plane.offset + ibDot(*n, p);
+}
+
+/* Box around a box given in another frame (x_w = p + R x). */
+static ibAABB aabb_transform(ibAABB box, ibVec3 p, const ibMat3* R)
+{
+	ibVec3 c = ibScale(0.5, ibAdd(box.lo, box.hi)), e = ibScale(0.5, ibSub(box.hi, box.lo));
+	ibVec3 wc = ibAdd(p, ibMat3_MulV(*R, c));
+	ibVec3 we = {fabs(R->m[0][0]) * e.x + fabs(R->m[0][1]) * e.y + fabs(R->m[0][2]) * e.z,
+	             fabs(R->m[1][0]) * e.x + fabs(R->m[1][1]) * e.y + fabs(R->m[1][2]) * e.z,
+	             fabs(R->m[2][0]) * e.x + fabs(R->m[2][1]) * e.y + fabs(R->m[2][2]) * e.z};
+	return (ibAABB){ibSub(wc, we), ibAdd(wc, we)};
 }
 
 ibAABB ib_shape_world_aabb(const ibBody* b, const ibShape* s)
 {
 	ibConvex c;
 	if (ib_shape_convex(b, s, &c)) return ib_convex_aabb(&c);
-	double big = 1e30;
-	return (ibAABB){{-big, -big, -big}, {big, big, big}};
+	const double big = 1e30;
+	ibAABB box = {{-big, -big, -big}, {big, big, big}};
+	if (s->type == IB_SHAPE_PLANE) {
+		/* half-space below the plane: bounded on one side where the normal is along an axis */
+		ibVec3 n;
+		double off;
+		plane_world(b, s, &n, &off);
+		if (n.x == 0.0 && n.y == 0.0) {
+			if (n.z > 0.0)
+				box.hi.z = off / n.z;
+			else
+				box.lo.z = off / n.z;
+		} else if (n.x == 0.0 && n.z == 0.0) {
+			if (n.y > 0.0)
+				box.hi.y = off / n.y;
+			else
+				box.lo.y = off / n.y;
+		} else if (n.y == 0.0 && n.z == 0.0) {
+			if (n.x > 0.0)
+				box.hi.x = off / n.x;
+			else
+				box.lo.x = off / n.x;
+		}
+	} else if (s->type == IB_SHAPE_TRIMESH) {
+		ibVec3 p;
+		ibQuat q;
+		ib_shape_world_pose(b, s, &p, &q);
+		ibMat3 R = ibMat3_FromQuat(ibQuatNormalize(q));
+		box = aabb_transform(ib_trimesh_bounds(s->trimesh), p, &R);
+	}
+	return box;
+}
+
+/* convex (A or B) against a plane: ib_manifold_plane has the convex first; flip when the plane is A. */
+static int collide_plane(const ibConvex* c, const ibBody* bp, const ibShape* sp, bool planeIsA, double tolerance,
+                         ibManifold* out)
+{
+	ibVec3 n;
+	double off;
+	plane_world(bp, sp, &n, &off);
+	int k = ib_manifold_plane(c, n, off, tolerance, out);
+	if (k <= 0) return 0;
+	if (planeIsA) {
+		out->normal = ibNeg(out->normal);
+		for (int i = 0; i < out->pointCount; ++i) {
+			ibVec3 t = out->points[i].pointA;
+			out->points[i].pointA = out->points[i].pointB;
+			out->points[i].pointB = t;
+		}
+	}
+	return 1;
+}
+
+typedef struct trimeshVisit {
+	const ibTriMeshGeom* mesh;
+	const ibConvex* convex;
+	ibVec3 p; /* mesh pose */
+	ibMat3 R;
+	bool meshIsA;
+	double tolerance;
+	ibManifold* out;
+	int capacity, count;
+} trimeshVisit;
+
+static bool visit_triangle(void* ctx, int tri)
+{
+	trimeshVisit* v = ctx;
+	const int* k = v->mesh->indices + 3 * tri;
+	ibVec3 tv[3];
+	for (int i = 0; i < 3; ++i) tv[i] = ibAdd(v->p, ibMat3_MulV(v->R, v->mesh->vertices[k[i]]));
+	ibConvex t = ib_convex_make(IB_CONVEX_HULL, IB_VEC3_ZERO, IB_QUAT_IDENTITY);
+	t.vertices = tv;
+	t.vertexCount = 3;
+	ibManifold* m = &v->out[v->count];
+	int n = v->meshIsA ? ib_manifold_build(&t, v->convex, v->tolerance, NULL, m)
+	                   : ib_manifold_build(v->convex, &t, v->tolerance, NULL, m);
+	if (n > 0) v->count++;
+	return v->count < v->capacity;
+}
+
+static int collide_trimesh(const ibConvex* c, const ibBody* bm, const ibShape* sm, bool meshIsA, double tolerance,
+                           ibManifold* out, int capacity)
+{
+	ibVec3 p;
+	ibQuat q;
+	ib_shape_world_pose(bm, sm, &p, &q);
+	q = ibQuatNormalize(q);
+	/* the convex in the mesh's frame, for a tight query box */
+	ibConvex local = *c;
+	ibQuat qc = ibQuatConj(q);
+	local.position = ibRotate(qc, ibSub(c->position, p));
+	local.rotation = ibQuatNormalize(ibQuatMul(qc, c->rotation));
+	local.R = ibMat3_FromQuat(local.rotation);
+	ibAABB box = ib_aabb_fatten(ib_convex_aabb(&local), tolerance);
+	trimeshVisit v = {sm->trimesh, c, p, ibMat3_FromQuat(q), meshIsA, tolerance, out, capacity, 0};
+	ib_trimesh_query_aabb(sm->trimesh, box, visit_triangle, &v);
+	return v.count;
 }
 
 int ib_shape_pair_collide(const ibBody* ba, const ibShape* sa, const ibBody* bb, const ibShape* sb, double tolerance,
@@ -59,7 +193,11 @@ int ib_shape_pair_collide(const ibBody* ba, const ibShape* sa, const ibBody* bb,
 {
 	if (capacity < 1) return 0;
 	ibConvex ca, cb;
-	if (ib_shape_convex(ba, sa, &ca) && ib_shape_convex(bb, sb, &cb))
-		return ib_manifold_build(&ca, &cb, tolerance, cache ? &cache->gjk : NULL, out) > 0 ? 1 : 0;
-	return 0;
+	bool convexA = ib_shape_convex(ba, sa, &ca), convexB = ib_shape_convex(bb, sb, &cb);
+	if (convexA && convexB) return ib_manifold_build(&ca, &cb, tolerance, cache ? &cache->gjk : NULL, out) > 0 ? 1 : 0;
+	if (convexA && sb->type == IB_SHAPE_PLANE) return collide_plane(&ca, bb, sb, false, tolerance, out);
+	if (convexB && sa->type == IB_SHAPE_PLANE) return collide_plane(&cb, ba, sa, true, tolerance, out);
+	if (convexA && sb->type == IB_SHAPE_TRIMESH) return collide_trimesh(&ca, bb, sb, false, tolerance, out, capacity);
+	if (convexB && sa->type == IB_SHAPE_TRIMESH) return collide_trimesh(&cb, ba, sa, true, tolerance, out, capacity);
+	return 0; /* plane/trimesh against plane/trimesh: never */
 }

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "collision/hull.h"
+#include "collision/trimesh.h"
 #include "dynamics/world.h"
 
 static ibResult validate_def(ibWorld* w, const ibShapeDef* d)
@@ -28,33 +30,73 @@ static ibResult validate_def(ibWorld* w, const ibShapeDef* d)
 	return IB_OK;
 }
 
+static const char* const shapeNames[IB_SHAPE_TYPE_COUNT] = {"sphere", "box",   "capsule", "cylinder",
+                                                            "mesh",   "hull", "plane",   "triangle mesh"};
+
+void ib_shape_free_data(ibWorld* w, ibShape* s)
+{
+	ib_free(w, s->meshVertices, (size_t)s->meshVertexCount * sizeof(ibVec3));
+	ib_free(w, s->meshIndices, (size_t)s->meshTriangleCount * 3 * sizeof(int));
+	ib_hull_free(w, s->hull);
+	ib_trimesh_free(w, s->trimesh);
+	s->meshVertices = NULL;
+	s->meshIndices = NULL;
+	s->hull = NULL;
+	s->trimesh = NULL;
+}
+
+/* Geometry data built before create_shape (hull, triangle tree): owned by the new shape on
+ * success, freed by create_shape on failure. */
+typedef struct ownedGeometry {
+	ibHullGeom* hull;
+	ibTriMeshGeom* trimesh;
+} ownedGeometry;
+
+static void free_owned(ibWorld* w, ownedGeometry* o)
+{
+	if (!o) return;
+	ib_hull_free(w, o->hull);
+	ib_trimesh_free(w, o->trimesh);
+}
+
 /* Common part of all ibCreate*Shape: md is the geometry's mass data (shape frame) at the def's
- * density; mesh data (already copied, owned by the new shape on success) may be NULL. */
+ * density (mass == NULL: massless shape for static/kinematic bodies only); mesh data (copied here)
+ * may be NULL; own (may be NULL) passes built geometry to the new shape. */
 static ibShapeId create_shape(ibBodyId bodyId, const ibShapeDef* d, ibShapeType type, const void* geom,
-                              size_t geomSize, ibResult (*mass)(const void*, double, ibMassData*), const ibMesh* mesh)
+                              size_t geomSize, ibResult (*mass)(const void*, double, ibMassData*), const ibMesh* mesh,
+                              ownedGeometry* own)
 {
 	ibWorld* w;
 	ibBody* b = ib_body_get(bodyId, &w);
-	if (!b) return IB_NULL_SHAPE;
-	if (validate_def(w, d) != IB_OK) return IB_NULL_SHAPE;
+	if (!b) return IB_NULL_SHAPE; /* callers with own data checked the body first */
+	if (validate_def(w, d) != IB_OK) {
+		free_owned(w, own);
+		return IB_NULL_SHAPE;
+	}
 	if (!geom) {
+		free_owned(w, own);
 		ib_error(w, IB_ERR_INVALID_ARGUMENT, "shape geometry is NULL");
 		return IB_NULL_SHAPE;
 	}
-	ibMassData md;
-	ibResult r = mass(geom, d->density, &md);
-	if (r != IB_OK) {
-		ib_error(w, r, "invalid %s geometry (non-finite, non-positive size or degenerate mesh)",
-		         type == IB_SHAPE_SPHERE ? "sphere"
-		         : type == IB_SHAPE_BOX  ? "box"
-		         : type == IB_SHAPE_CAPSULE ? "capsule"
-		         : type == IB_SHAPE_CYLINDER ? "cylinder"
-		                                     : "mesh");
+	ibMassData md = {0.0, IB_VEC3_ZERO, ibMat3_Zero()};
+	if (!mass && ib_is_dynamic(b)) {
+		free_owned(w, own);
+		ib_error(w, IB_ERR_WRONG_BODY_TYPE, "a %s shape has no mass: only static and kinematic bodies can have one",
+		         shapeNames[type]);
 		return IB_NULL_SHAPE;
 	}
-	if (d->mass > 0.0) md = ibMassData_ScaleToMass(&md, d->mass);
+	ibResult r = mass ? mass(geom, d->density, &md) : IB_OK;
+	if (r != IB_OK) {
+		free_owned(w, own);
+		if (type == IB_SHAPE_HULL)
+			ib_error(w, r, "hull points are nearly coplanar: the hull's volume is not clearly positive");
+		else
+			ib_error(w, r, "invalid %s geometry (non-finite, non-positive size or degenerate mesh)", shapeNames[type]);
+		return IB_NULL_SHAPE;
+	}
+	if (d->mass > 0.0 && mass) md = ibMassData_ScaleToMass(&md, d->mass);
 	ibQuat lr = ib_quat_unit(d->localRotation);
-	md = ibMassData_Transform(&md, d->localPosition, lr);
+	if (mass) md = ibMassData_Transform(&md, d->localPosition, lr);
 
 	ibVec3* verts = NULL;
 	int* idx = NULL;
@@ -64,6 +106,7 @@ static ibShapeId create_shape(ibBodyId bodyId, const ibShapeDef* d, ibShapeType 
 		if (!verts || !idx) {
 			ib_free(w, verts, (size_t)mesh->vertexCount * sizeof(ibVec3));
 			ib_free(w, idx, (size_t)mesh->triangleCount * 3 * sizeof(int));
+			free_owned(w, own);
 			ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory copying mesh");
 			return IB_NULL_SHAPE;
 		}
@@ -75,6 +118,7 @@ static ibShapeId create_shape(ibBodyId bodyId, const ibShapeDef* d, ibShapeType 
 	    !ib_grow(w, (void**)&w->shapes, &w->shapeCapacity, w->shapeHigh + 1, sizeof(ibShape))) {
 		ib_free(w, verts, mesh ? (size_t)mesh->vertexCount * sizeof(ibVec3) : 0);
 		ib_free(w, idx, mesh ? (size_t)mesh->triangleCount * 3 * sizeof(int) : 0);
+		free_owned(w, own);
 		ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory creating shape");
 		return IB_NULL_SHAPE;
 	}
@@ -96,6 +140,8 @@ static ibShapeId create_shape(ibBodyId bodyId, const ibShapeDef* d, ibShapeType 
 	s->meshIndices = idx;
 	s->meshVertexCount = mesh ? mesh->vertexCount : 0;
 	s->meshTriangleCount = mesh ? mesh->triangleCount : 0;
+	s->hull = own ? own->hull : NULL;
+	s->trimesh = own ? own->trimesh : NULL;
 	s->body = bodyId.index1 - 1;
 	s->nextInBody = IB_NULL_INDEX;
 	s->nextFree = IB_NULL_INDEX;
@@ -133,22 +179,22 @@ static ibResult mesh_mass(const void* g, double rho, ibMassData* md) { return ib
 
 ibShapeId ibCreateSphereShape(ibBodyId body, const ibShapeDef* d, const ibSphere* g)
 {
-	return create_shape(body, d, IB_SHAPE_SPHERE, g, sizeof *g, sphere_mass, NULL);
+	return create_shape(body, d, IB_SHAPE_SPHERE, g, sizeof *g, sphere_mass, NULL, NULL);
 }
 
 ibShapeId ibCreateBoxShape(ibBodyId body, const ibShapeDef* d, const ibBox* g)
 {
-	return create_shape(body, d, IB_SHAPE_BOX, g, sizeof *g, box_mass, NULL);
+	return create_shape(body, d, IB_SHAPE_BOX, g, sizeof *g, box_mass, NULL, NULL);
 }
 
 ibShapeId ibCreateCapsuleShape(ibBodyId body, const ibShapeDef* d, const ibCapsule* g)
 {
-	return create_shape(body, d, IB_SHAPE_CAPSULE, g, sizeof *g, capsule_mass, NULL);
+	return create_shape(body, d, IB_SHAPE_CAPSULE, g, sizeof *g, capsule_mass, NULL, NULL);
 }
 
 ibShapeId ibCreateCylinderShape(ibBodyId body, const ibShapeDef* d, const ibCylinder* g)
 {
-	return create_shape(body, d, IB_SHAPE_CYLINDER, g, sizeof *g, cylinder_mass, NULL);
+	return create_shape(body, d, IB_SHAPE_CYLINDER, g, sizeof *g, cylinder_mass, NULL, NULL);
 }
 
 ibShapeId ibCreateMeshShape(ibBodyId body, const ibShapeDef* d, const ibMesh* g)
@@ -159,7 +205,58 @@ ibShapeId ibCreateMeshShape(ibBodyId body, const ibShapeDef* d, const ibMesh* g)
 		ib_error(w, IB_ERR_INVALID_ARGUMENT, "mesh needs >= 4 vertices and >= 4 triangles with non-NULL arrays");
 		return IB_NULL_SHAPE;
 	}
-	return create_shape(body, d, IB_SHAPE_MESH, g, 0, mesh_mass, g);
+	return create_shape(body, d, IB_SHAPE_MESH, g, 0, mesh_mass, g, NULL);
+}
+
+static ibResult hull_mass(const void* g, double rho, ibMassData* md) { return ib_hull_mass(g, rho, md); }
+
+ibShapeId ibCreateHullShape(ibBodyId body, const ibShapeDef* d, const ibHull* g)
+{
+	ibWorld* w;
+	if (!ib_body_get(body, &w)) return IB_NULL_SHAPE;
+	if (!g) {
+		ib_error(w, IB_ERR_INVALID_ARGUMENT, "shape geometry is NULL");
+		return IB_NULL_SHAPE;
+	}
+	if (validate_def(w, d) != IB_OK) return IB_NULL_SHAPE; /* before the (costly) hull */
+	ownedGeometry own = {NULL, NULL};
+	if (ib_hull_build(w, g->points, g->pointCount, &own.hull) != IB_OK) return IB_NULL_SHAPE;
+	return create_shape(body, d, IB_SHAPE_HULL, own.hull, 0, hull_mass, NULL, &own);
+}
+
+ibShapeId ibCreatePlaneShape(ibBodyId body, const ibShapeDef* d, const ibPlane* g)
+{
+	ibWorld* w;
+	if (!ib_body_get(body, &w)) return IB_NULL_SHAPE;
+	if (!g) {
+		ib_error(w, IB_ERR_INVALID_ARGUMENT, "shape geometry is NULL");
+		return IB_NULL_SHAPE;
+	}
+	double len = ibLength(g->normal);
+	if (!ibVec3_IsFinite(g->normal) || !isfinite(g->offset) || !(len > 1e-150) || !isfinite(len)) {
+		ib_error(w, IB_ERR_INVALID_ARGUMENT, "plane needs a finite non-zero normal and a finite offset");
+		return IB_NULL_SHAPE;
+	}
+	/* unit normal, unchanged when it already is one to rounding (bit-exact round trips) */
+	double l2 = ibLengthSq(g->normal) - 1.0;
+	ibPlane p = {(l2 <= 4.5e-16 && l2 >= -4.5e-16) ? g->normal : ibScale(1.0 / len, g->normal), g->offset};
+	return create_shape(body, d, IB_SHAPE_PLANE, &p, sizeof p, NULL, NULL, NULL);
+}
+
+ibShapeId ibCreateTriMeshShape(ibBodyId body, const ibShapeDef* d, const ibMesh* g)
+{
+	ibWorld* w;
+	ibBody* b = ib_body_get(body, &w);
+	if (!b) return IB_NULL_SHAPE;
+	if (validate_def(w, d) != IB_OK) return IB_NULL_SHAPE;
+	if (ib_is_dynamic(b)) {
+		ib_error(w, IB_ERR_WRONG_BODY_TYPE,
+		         "a triangle mesh shape has no mass: only static and kinematic bodies can have one");
+		return IB_NULL_SHAPE;
+	}
+	ownedGeometry own = {NULL, NULL};
+	if (ib_trimesh_build(w, g, &own.trimesh) != IB_OK) return IB_NULL_SHAPE;
+	return create_shape(body, d, IB_SHAPE_TRIMESH, own.trimesh, 0, NULL, NULL, &own);
 }
 
 ibResult ibDestroyShape(ibShapeId id)
@@ -176,10 +273,7 @@ ibResult ibDestroyShape(ibShapeId id)
 		w->shapes[prev].nextInBody = s->nextInBody;
 	if (b->lastShape == index) b->lastShape = prev;
 	b->shapeCount--;
-	ib_free(w, s->meshVertices, (size_t)s->meshVertexCount * sizeof(ibVec3));
-	ib_free(w, s->meshIndices, (size_t)s->meshTriangleCount * 3 * sizeof(int));
-	s->meshVertices = NULL;
-	s->meshIndices = NULL;
+	ib_shape_free_data(w, s);
 	s->inUse = false;
 	s->nextFree = w->shapeFree;
 	w->shapeFree = index;
@@ -245,8 +339,25 @@ ibMesh ibShape_GetMesh(ibShapeId id)
 {
 	ibMesh z = {NULL, 0, NULL, 0};
 	GET_SHAPE_OR(z);
+	if (s->type == IB_SHAPE_TRIMESH)
+		return (ibMesh){s->trimesh->vertices, s->trimesh->vertexCount, s->trimesh->indices, s->trimesh->triangleCount};
 	if (s->type != IB_SHAPE_MESH) return z;
 	return (ibMesh){s->meshVertices, s->meshVertexCount, s->meshIndices, s->meshTriangleCount};
+}
+
+ibHullData ibShape_GetHull(ibShapeId id)
+{
+	ibHullData z;
+	memset(&z, 0, sizeof z);
+	GET_SHAPE_OR(z);
+	return s->type == IB_SHAPE_HULL ? s->hull->view : z;
+}
+
+ibPlane ibShape_GetPlane(ibShapeId id)
+{
+	ibPlane z = {{0, 0, 0}, 0};
+	GET_SHAPE_OR(z);
+	return s->type == IB_SHAPE_PLANE ? s->g.plane : z;
 }
 
 ibVec3 ibShape_GetLocalPosition(ibShapeId id)

@@ -132,9 +132,7 @@ void ibDestroyWorld(ibWorldId id)
 	ib_collision_destroy(w);
 	for (int32_t i = 0; i < w->shapeHigh; ++i) {
 		ibShape* s = &w->shapes[i];
-		if (!s->inUse) continue;
-		ib_free(w, s->meshVertices, (size_t)s->meshVertexCount * sizeof(ibVec3));
-		ib_free(w, s->meshIndices, (size_t)s->meshTriangleCount * 3 * sizeof(int));
+		if (s->inUse) ib_shape_free_data(w, s);
 	}
 	for (int32_t i = 0; i < w->bodyHigh; ++i)
 		if (w->bodies[i].inUse) ib_strfree(w, w->bodies[i].name);

@@ -61,7 +61,10 @@ typedef struct ibShape {
 		ibBox box;
 		ibCapsule capsule;
 		ibCylinder cylinder;
+		ibPlane plane;
 	} g;
+	struct ibHullGeom* hull;       /* IB_SHAPE_HULL (src/collision/hull.h) */
+	struct ibTriMeshGeom* trimesh; /* IB_SHAPE_TRIMESH (src/collision/trimesh.h) */
 	ibVec3* meshVertices;
 	int* meshIndices;
 	int meshVertexCount, meshTriangleCount;
@@ -117,6 +120,9 @@ struct ibWorld {
 	int32_t orderCapacity;     /* bodies per state */
 	bool canSubdivide;        /* a failed correction may return unconverged instead of falling back */
 };
+
+/* shape.c: free a shape's geometry data (mesh arrays, hull, triangle tree). */
+void ib_shape_free_data(ibWorld* w, ibShape* s);
 
 /* world.c */
 ibWorld* ib_world_get(ibWorldId id);

@@ -1,6 +1,7 @@
-/* ibdyn_scene loader: <body>, its shapes (<sphere>, <box>, <capsule>, <cylinder>, <mesh>) and the
- * optional <mass> override, each built with the public API. Shape attributes override the values
- * of the <material> they name, which override ibDefaultShapeDef(). */
+/* ibdyn_scene loader: <body>, its shapes (<sphere>, <box>, <capsule>, <cylinder>, <mesh>, <hull>,
+ * <plane>, <trimesh>) and the optional <mass> override, each built with the public API. Shape
+ * attributes override the values of the <material> they name, which override ibDefaultShapeDef().
+ * Mesh, hull and trimesh geometry is given inline or as file="x.obj" (relative to the scene file). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "scene_load.h"
@@ -52,6 +53,9 @@ typedef struct shapeGeometry {
 	ibCylinder cylinder;
 	ibSceneRealList vertices;
 	ibSceneIntList triangles;
+	ibSceneRealList points;
+	const char* file;
+	ibPlane plane;
 } shapeGeometry;
 
 /* clang-format off */
@@ -64,9 +68,19 @@ static const ibSceneAttr cylinderAttrs[] = {GEOMETRY_ATTR("radius", IB_ATTR_REAL
                                             GEOMETRY_ATTR("half_length", IB_ATTR_REAL, cylinder.halfLength)};
 static const ibSceneAttr meshAttrs[] = {
 	{.name = "vertices", .kind = IB_ATTR_REAL_LIST, .offset = offsetof(shapeGeometry, vertices), .count = 3,
-	 .flags = IB_ATTR_REQUIRED},
+	 .excludes = "file"},
 	{.name = "triangles", .kind = IB_ATTR_INT_LIST, .offset = offsetof(shapeGeometry, triangles), .count = 3,
-	 .flags = IB_ATTR_REQUIRED},
+	 .excludes = "file"},
+	{.name = "file", .kind = IB_ATTR_STRING, .offset = offsetof(shapeGeometry, file)},
+};
+static const ibSceneAttr hullAttrs[] = {
+	{.name = "points", .kind = IB_ATTR_REAL_LIST, .offset = offsetof(shapeGeometry, points), .count = 3,
+	 .excludes = "file"},
+	{.name = "file", .kind = IB_ATTR_STRING, .offset = offsetof(shapeGeometry, file)},
+};
+static const ibSceneAttr planeAttrs[] = {
+	GEOMETRY_ATTR("normal", IB_ATTR_VEC3, plane.normal),
+	{.name = "offset", .kind = IB_ATTR_REAL, .offset = offsetof(shapeGeometry, plane.offset)},
 };
 /* clang-format on */
 
@@ -101,9 +115,54 @@ static ibShapeId createCylinder(ibSceneLoader* L, const xmlNode* node, ibBodyId 
 	return ibCreateCylinderShape(body, def, &g->cylinder);
 }
 
-static ibShapeId createMesh(ibSceneLoader* L, const xmlNode* node, ibBodyId body, const ibShapeDef* def,
-                            const shapeGeometry* g)
+/* Resolve file against the scene file's directory (absolute paths and memory loads: as given). */
+static char* resolvePath(const ibSceneLoader* L, const char* file)
 {
+	const char* slash = L->path != NULL && file[0] != '/' ? strrchr(L->path, '/') : NULL;
+	size_t dir = slash != NULL ? (size_t)(slash - L->path) + 1 : 0;
+	char* full = malloc(dir + strlen(file) + 1);
+	if (full == NULL) return NULL;
+	memcpy(full, L->path != NULL ? L->path : "", dir);
+	strcpy(full + dir, file);
+	return full;
+}
+
+/* The mesh of an OBJ file named by the element (all-or-nothing; the error names the element's line). */
+static bool loadObjFile(ibSceneLoader* L, const xmlNode* node, const char* file, ibMesh* out)
+{
+	char* path = resolvePath(L, file);
+	if (path == NULL) {
+		ibScene_Fail(L->err, IB_ERR_OUT_OF_MEMORY, ibScene_Line(node), "out of memory");
+		return false;
+	}
+	char msg[600];
+	ibResult r = ibLoadObj(path, out, msg, sizeof msg);
+	free(path);
+	if (r != IB_OK) {
+		ibScene_Fail(L->err, r, ibScene_Line(node), "cannot read <%s> file '%s': %s",
+		             (const char*)node->name, file, msg);
+		return false;
+	}
+	return true;
+}
+
+/* Inline vertices/triangles or an OBJ file: the triangles as a mesh (v malloc'd when inline). */
+static bool meshGeometry(ibSceneLoader* L, const xmlNode* node, const shapeGeometry* g, ibMesh* mesh, bool* fromFile)
+{
+	*fromFile = g->file != NULL;
+	if (g->file != NULL) {
+		if (!loadObjFile(L, node, g->file, mesh)) return false;
+		if (mesh->triangleCount == 0) {
+			ibScene_NodeError(L->err, node, "file '%s' has no faces", g->file);
+			ibFreeObjMesh(mesh);
+			return false;
+		}
+		return true;
+	}
+	if (g->vertices.count == 0 || g->triangles.count == 0) {
+		ibScene_NodeError(L->err, node, "<%s> needs 'vertices' and 'triangles', or 'file'", (const char*)node->name);
+		return false;
+	}
 	int vertexCount = g->vertices.count / 3;
 	for (int i = 0; i < g->triangles.count; ++i) {
 		int k = g->triangles.data[i];
@@ -111,20 +170,84 @@ static ibShapeId createMesh(ibSceneLoader* L, const xmlNode* node, ibBodyId body
 			ibScene_NodeError(L->err, node,
 			                  "triangle index %d (entry %d of 'triangles') is out of range: the mesh has %d vertices",
 			                  k, i, vertexCount);
-			return IB_NULL_SHAPE;
+			return false;
 		}
 	}
 	ibVec3* v = malloc((size_t)vertexCount * sizeof *v);
 	if (v == NULL) {
 		ibScene_Fail(L->err, IB_ERR_OUT_OF_MEMORY, ibScene_Line(node), "out of memory");
-		return IB_NULL_SHAPE;
+		return false;
 	}
 	const double* p = g->vertices.data;
 	for (int i = 0; i < vertexCount; ++i) v[i] = ibV3(p[3 * i], p[3 * i + 1], p[3 * i + 2]);
-	ibMesh mesh = {v, vertexCount, g->triangles.data, g->triangles.count / 3};
+	*mesh = (ibMesh){v, vertexCount, g->triangles.data, g->triangles.count / 3};
+	return true;
+}
+
+static void freeMeshGeometry(ibMesh* mesh, bool fromFile)
+{
+	if (fromFile)
+		ibFreeObjMesh(mesh);
+	else
+		free((void*)mesh->vertices);
+}
+
+static ibShapeId createMesh(ibSceneLoader* L, const xmlNode* node, ibBodyId body, const ibShapeDef* def,
+                            const shapeGeometry* g)
+{
+	ibMesh mesh;
+	bool fromFile;
+	if (!meshGeometry(L, node, g, &mesh, &fromFile)) return IB_NULL_SHAPE;
 	ibShapeId s = ibCreateMeshShape(body, def, &mesh);
-	free(v);
+	freeMeshGeometry(&mesh, fromFile);
 	return s;
+}
+
+static ibShapeId createTriMesh(ibSceneLoader* L, const xmlNode* node, ibBodyId body, const ibShapeDef* def,
+                               const shapeGeometry* g)
+{
+	ibMesh mesh;
+	bool fromFile;
+	if (!meshGeometry(L, node, g, &mesh, &fromFile)) return IB_NULL_SHAPE;
+	ibShapeId s = ibCreateTriMeshShape(body, def, &mesh);
+	freeMeshGeometry(&mesh, fromFile);
+	return s;
+}
+
+static ibShapeId createHull(ibSceneLoader* L, const xmlNode* node, ibBodyId body, const ibShapeDef* def,
+                            const shapeGeometry* g)
+{
+	ibMesh obj = {NULL, 0, NULL, 0};
+	ibHull hull;
+	ibVec3* v = NULL;
+	if (g->file != NULL) { /* the file's vertices; its faces, if any, are not needed */
+		if (!loadObjFile(L, node, g->file, &obj)) return IB_NULL_SHAPE;
+		hull = (ibHull){obj.vertices, obj.vertexCount};
+	} else {
+		if (g->points.count == 0) {
+			ibScene_NodeError(L->err, node, "<hull> needs 'points' or 'file'");
+			return IB_NULL_SHAPE;
+		}
+		int n = g->points.count / 3;
+		v = malloc((size_t)n * sizeof *v);
+		if (v == NULL) {
+			ibScene_Fail(L->err, IB_ERR_OUT_OF_MEMORY, ibScene_Line(node), "out of memory");
+			return IB_NULL_SHAPE;
+		}
+		for (int i = 0; i < n; ++i) v[i] = ibV3(g->points.data[3 * i], g->points.data[3 * i + 1], g->points.data[3 * i + 2]);
+		hull = (ibHull){v, n};
+	}
+	ibShapeId s = ibCreateHullShape(body, def, &hull);
+	free(v);
+	ibFreeObjMesh(&obj);
+	return s;
+}
+
+static ibShapeId createPlane(ibSceneLoader* L, const xmlNode* node, ibBodyId body, const ibShapeDef* def,
+                             const shapeGeometry* g)
+{
+	(void)L, (void)node;
+	return ibCreatePlaneShape(body, def, &g->plane);
 }
 
 typedef struct shapeKind {
@@ -139,7 +262,8 @@ typedef struct shapeKind {
 static const shapeKind shapeKinds[] = {
 	SHAPE_KIND("sphere", sphereAttrs, createSphere),       SHAPE_KIND("box", boxAttrs, createBox),
 	SHAPE_KIND("capsule", capsuleAttrs, createCapsule),    SHAPE_KIND("cylinder", cylinderAttrs, createCylinder),
-	SHAPE_KIND("mesh", meshAttrs, createMesh),
+	SHAPE_KIND("mesh", meshAttrs, createMesh),             SHAPE_KIND("hull", hullAttrs, createHull),
+	SHAPE_KIND("plane", planeAttrs, createPlane),          SHAPE_KIND("trimesh", meshAttrs, createTriMesh),
 };
 /* clang-format on */
 
@@ -178,6 +302,7 @@ static bool readShape(ibSceneLoader* L, const xmlNode* node, ibBodyId body, cons
 	}
 	free(g.vertices.data);
 	free(g.triangles.data);
+	free(g.points.data);
 	return ok;
 }
 

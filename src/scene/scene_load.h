@@ -25,6 +25,7 @@ typedef struct ibSceneLoader {
 	xmlHashTable* bodyNames;  /**< name -> line of the body (as a pointer) */
 	xmlHashTable* bodyIds;    /**< name -> ibBodyId* (malloc'd) of every named body created */
 	ibWorldId world;          /**< world being built (null before the bodies pass) */
+	const char* path;         /**< the scene file (NULL for memory loads): base of relative OBJ file names */
 } ibSceneLoader;
 
 /** Parse a document (NULL after an error, which names the line libxml2 reported). */

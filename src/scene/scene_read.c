@@ -15,8 +15,9 @@ ibSceneSettings ibDefaultSceneSettings(void) { return (ibSceneSettings){0.01, 10
 
 /* ---------------------------------------------------------------- document structure */
 
-static const char* const knownElements[] = {"ibdyn",   "world",    "run",  "material", "body",  "sphere", "box",
-                                            "capsule", "cylinder", "mesh", "mass",     "joint", "motor",  "point"};
+static const char* const knownElements[] = {"ibdyn", "world", "run",   "material", "body",  "sphere", "box",
+                                            "capsule", "cylinder", "mesh", "hull", "plane", "trimesh", "mass",
+                                            "joint", "motor", "point"};
 
 bool ibScene_IsElement(const xmlNode* node, const char* name)
 {
@@ -294,8 +295,8 @@ static bool readDocument(ibSceneLoader* L, xmlDoc* doc)
 	return readRoot(L, root);
 }
 
-static ibResult loadXml(ibSceneErr* e, const char* xml, size_t length, const ibWorldDef* base, ibWorldId* outWorld,
-                        ibSceneSettings* outSettings)
+static ibResult loadXml(ibSceneErr* e, const char* xml, size_t length, const char* path, const ibWorldDef* base,
+                        ibWorldId* outWorld, ibSceneSettings* outSettings)
 {
 	xmlDoc* doc = ibScene_ParseXml(e, xml, length);
 	if (doc == NULL) return e->result;
@@ -305,7 +306,7 @@ static ibResult loadXml(ibSceneErr* e, const char* xml, size_t length, const ibW
 		ibScene_Fail(e, IB_ERR_OUT_OF_MEMORY, 0, "cannot create the C locale");
 		return e->result;
 	}
-	ibSceneLoader L = {.err = e, .run = ibDefaultSceneSettings()};
+	ibSceneLoader L = {.err = e, .run = ibDefaultSceneSettings(), .path = path};
 	ibWorldDef defaults = ibDefaultWorldDef();
 	L.def = base != NULL ? *base : defaults;
 	L.def.gravity = defaults.gravity; /* the file alone defines the physics; base gives the hooks */
@@ -346,7 +347,7 @@ ibResult ibLoadSceneFromMemory(const char* xml, size_t length, const char* displ
 		ibScene_Fail(&e, IB_ERR_INVALID_ARGUMENT, 0, "the XML buffer is NULL");
 		return e.result;
 	}
-	return loadXml(&e, xml, length, base, outWorld, outSettings);
+	return loadXml(&e, xml, length, NULL, base, outWorld, outSettings);
 }
 
 ibResult ibLoadScene(const char* path, const ibWorldDef* base, ibWorldId* outWorld, ibSceneSettings* outSettings,
@@ -361,7 +362,7 @@ ibResult ibLoadScene(const char* path, const ibWorldDef* base, ibWorldId* outWor
 	size_t length = 0;
 	char* xml = ibScene_ReadFile(&e, path, &length);
 	if (xml == NULL) return e.result;
-	ibResult r = loadXml(&e, xml, length, base, outWorld, outSettings);
+	ibResult r = loadXml(&e, xml, length, path, base, outWorld, outSettings);
 	free(xml);
 	return r;
 }

@@ -189,7 +189,8 @@ static void writeMeshGeometry(ibSceneWriter* w, ibMesh m)
 
 static bool writeShape(ibSceneWriter* w, ibShapeId shape)
 {
-	static const char* const names[IB_SHAPE_TYPE_COUNT] = {"sphere", "box", "capsule", "cylinder", "mesh"};
+	static const char* const names[IB_SHAPE_TYPE_COUNT] = {"sphere", "box",   "capsule", "cylinder",
+	                                                       "mesh",   "hull", "plane",   "trimesh"};
 	ibShapeType type = ibShape_GetType(shape);
 	if ((int)type < 0 || type >= IB_SHAPE_TYPE_COUNT) return false;
 	ibSceneW_Puts(w, "    <");
@@ -214,8 +215,26 @@ static bool writeShape(ibSceneWriter* w, ibShapeId shape)
 		break;
 	}
 	case IB_SHAPE_MESH:
+	case IB_SHAPE_TRIMESH:
 		writeMeshGeometry(w, ibShape_GetMesh(shape));
 		break;
+	case IB_SHAPE_HULL: { /* the hull's own vertices: their hull is the same (canonical face order) */
+		ibHullData h = ibShape_GetHull(shape);
+		ibSceneW_Puts(w, " points=\"");
+		for (int i = 0; i < h.vertexCount; ++i) {
+			double v[3] = {h.vertices[i].x, h.vertices[i].y, h.vertices[i].z};
+			if (i > 0) put(w, "  ", 2);
+			putNumbers(w, "points", v, 3);
+		}
+		put(w, "\"", 1);
+		break;
+	}
+	case IB_SHAPE_PLANE: {
+		ibPlane p = ibShape_GetPlane(shape);
+		ibSceneW_AttrVec3(w, "normal", p.normal);
+		ibSceneW_AttrReal(w, "offset", p.offset);
+		break;
+	}
 	case IB_SHAPE_TYPE_COUNT:
 		break;
 	}

@@ -42,7 +42,7 @@ if grep -q '^IBDYN_SANITIZE:BOOL=ON' "$cache" 2>/dev/null; then
 fi
 
 "$cc" -std=c17 -Wall -Wextra -Wpedantic -Werror "${san_flags[@]}" -I"$src/include" -o "$tmp/example" "$tmp/example.c" \
-	"$bin/libibdyn.a" -lcholmod -lm 2>"$tmp/cc.err" || { cat "$tmp/cc.err" >&2; fail "the README example does not compile"; }
+	"$bin/libibdyn.a" -lcholmod -lqhull_r -lm 2>"$tmp/cc.err" || { cat "$tmp/cc.err" >&2; fail "the README example does not compile"; }
 "$tmp/example" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/out" "$tmp/err" >&2; fail "the README example failed"; }
 cat "$tmp/out"
 
