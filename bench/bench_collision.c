@@ -3,7 +3,8 @@
  * sequence (bench_cubes.h) goes to ibdyn's collision pipeline, to Bullet's btCollisionWorld and to ODE's
  * dSpaceCollide/dCollide; the wall time of the detection call is measured per frame, the pair sets are checked
  * against an exact separating-axis reference and against each other.
- * Usage: bench_collision [--cubes=N] [--repeats=N] [--settled-frames=N] [--no-peers]   (see bench/README.md) */
+ * Usage: bench_collision [--cubes=N] [--repeats=N] [--settled-frames=N] [--no-peers] [--trace]
+ * (see bench/README.md) */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -151,6 +152,8 @@ typedef struct EngineRun {
 	long missing, extra; /* vs the reference: must pairs not reported / reported pairs outside the allowed set */
 	long diffIbdyn;      /* symmetric difference of the pair sets vs ibdyn, summed over frames (-1: not compared) */
 	double maxPointsPerPair;
+	double* frameMs;  /* per frame: fastest detection time (ms) */
+	int *framePairs, *framePoints;
 } EngineRun;
 
 typedef struct Frames {
@@ -207,9 +210,9 @@ static int run_engine(BenchCollider* c, const BenchCubes* s, Frames* fr, int rep
 	const int n = s->count;
 	double* pos = malloc(sizeof(double) * 3 * (size_t)n);
 	double* quat = malloc(sizeof(double) * 4 * (size_t)n);
-	double* best = malloc(sizeof(double) * (size_t)fr->count);
-	int* pairCount = calloc((size_t)fr->count, sizeof(int));
-	int* pointCount = calloc((size_t)fr->count, sizeof(int));
+	double* best = er->frameMs = malloc(sizeof(double) * (size_t)fr->count);
+	int* pairCount = er->framePairs = calloc((size_t)fr->count, sizeof(int));
+	int* pointCount = er->framePoints = calloc((size_t)fr->count, sizeof(int));
 	int cap = 4 * n + 64;
 	BenchPair* pairs = malloc(sizeof *pairs * (size_t)cap);
 	int64_t* keys = malloc(sizeof *keys * (size_t)cap);
@@ -273,9 +276,6 @@ static int run_engine(BenchCollider* c, const BenchCubes* s, Frames* fr, int rep
 done:
 	free(pos);
 	free(quat);
-	free(best);
-	free(pairCount);
-	free(pointCount);
 	free(pairs);
 	free(keys);
 	return rc;
@@ -313,6 +313,21 @@ static void print_phase(const char* scene, const EngineRun* er, const Phase* p, 
 	fflush(stdout);
 }
 
+/* One line per frame with every engine's time and counts (for a plot like the thesis' Fig. 4.7). */
+static void print_trace(const char* scene, const Frames* fr, const EngineRun* runs, int nRuns, double h)
+{
+	for (int f = 0; f < fr->count; ++f) {
+		const BenchPairRef* ref = frame_ref(fr, f);
+		printf("trace: scene=%s frame=%d t=%.4f phase=%s must_pairs=%d", scene, f, f * h, f < fr->fall ? "run" : "settled",
+		       ref->mustCount);
+		for (int k = 0; k < nRuns; ++k)
+			if (runs[k].ok)
+				printf(" %s_ms=%.4f %s_pairs=%d %s_points=%d", runs[k].name, runs[k].frameMs[f], runs[k].name,
+				       runs[k].framePairs[f], runs[k].name, runs[k].framePoints[f]);
+		putchar('\n');
+	}
+}
+
 static void print_thesis(const char* scene, const char* engine, double msPerPair)
 {
 	printf("bench: scene=%s engine=%s ms_per_step=%.2f max_error=nan pairs=500 points=1000 ms_per_pair=%.3f "
@@ -341,7 +356,7 @@ static int parse_int(const char* arg, const char* name, const char* next, int* o
 
 int main(int argc, char** argv)
 {
-	int cubes = 1000, repeats = 3, settledFrames = 60, peers = 1;
+	int cubes = 1000, repeats = 3, settledFrames = 60, peers = 1, trace = 0;
 	for (int i = 1; i < argc; ++i) {
 		const char* next = i + 1 < argc ? argv[i + 1] : NULL;
 		int used = 0, r;
@@ -355,8 +370,11 @@ int main(int argc, char** argv)
 			i += used;
 		} else if (strcmp(argv[i], "--no-peers") == 0) {
 			peers = 0;
+		} else if (strcmp(argv[i], "--trace") == 0) {
+			trace = 1;
 		} else {
-			fprintf(stderr, "usage: bench_collision [--cubes=N] [--repeats=N] [--settled-frames=N] [--no-peers]\n");
+			fprintf(stderr, "usage: bench_collision [--cubes=N] [--repeats=N] [--settled-frames=N] [--no-peers] "
+			                "[--trace]\n");
 			return 2;
 		}
 	}
@@ -435,6 +453,12 @@ int main(int argc, char** argv)
 			bench_ratio_ex(scene, "ibdyn", runs[0].run.ms, runs[k].name, runs[k].run.ms, "phase=run");
 			bench_ratio_ex(scene, "ibdyn", runs[0].settled.ms, runs[k].name, runs[k].settled.ms, "phase=settled");
 		}
+	if (trace) print_trace(scene, &fr, runs, nEngines, s.h);
+	for (int k = 0; k < nEngines; ++k) {
+		free(runs[k].frameMs);
+		free(runs[k].framePairs);
+		free(runs[k].framePoints);
+	}
 	printf("# bench_collision: total wall time %.1f s\n", (bench_now_ms() - tStart) / 1000.0);
 	rc = failed;
 done:
