@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench_common.h"
 #include "bench_collision_ibdyn.h"
@@ -28,8 +29,17 @@ static const double THESIS_VCLIP_MS_PER_PAIR = 0.047, THESIS_SOLID_MS_PER_PAIR =
 
 /* ---- measurement */
 
+/* CPU time of this thread (ms): unlike the wall time, it does not count time slices other processes took. */
+static double thread_cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
 typedef struct Phase {
 	double ms;            /* sum over the phase's frames of the per-frame fastest detection time */
+	double cpuMs;         /* the same for the thread CPU time */
 	long pairs, points;   /* summed over the frames */
 	int pairsMax, pairsFinal, pointsFinal;
 	double sx, sy, sxx, sxy; /* least-squares fit time = a + b pairs over the frames with pairs > 0 */
@@ -46,6 +56,7 @@ typedef struct EngineRun {
 	long diffIbdyn;      /* symmetric difference of the pair sets vs ibdyn, summed over frames (-1: not compared) */
 	double maxPointsPerPair;
 	double* frameMs;  /* per frame: fastest detection time (ms) */
+	double* frameCpuMs; /* per frame: fastest thread CPU time of the detection (ms) */
 	int *framePairs, *framePoints;
 } EngineRun;
 
@@ -58,9 +69,10 @@ typedef struct Frames {
 
 static const BenchPairRef* frame_ref(const Frames* fr, int f) { return &fr->ref[f < fr->fall ? f : fr->fall]; }
 
-static void phase_add(Phase* p, double ms, int pairs, int points)
+static void phase_add(Phase* p, double ms, double cpuMs, int pairs, int points)
 {
 	p->ms += ms;
+	p->cpuMs += cpuMs;
 	p->pairs += pairs;
 	p->points += points;
 	if (pairs > p->pairsMax) p->pairsMax = pairs;
@@ -104,27 +116,29 @@ static int run_engine(BenchCollider* c, const BenchCubes* s, Frames* fr, int rep
 	double* pos = malloc(sizeof(double) * 3 * (size_t)n);
 	double* quat = malloc(sizeof(double) * 4 * (size_t)n);
 	double* best = er->frameMs = malloc(sizeof(double) * (size_t)fr->count);
+	double* bestCpu = er->frameCpuMs = malloc(sizeof(double) * (size_t)fr->count);
 	int* pairCount = er->framePairs = calloc((size_t)fr->count, sizeof(int));
 	int* pointCount = er->framePoints = calloc((size_t)fr->count, sizeof(int));
 	int cap = 4 * n + 64;
 	BenchPair* pairs = malloc(sizeof *pairs * (size_t)cap);
 	int64_t* keys = malloc(sizeof *keys * (size_t)cap);
 	int rc = -1;
-	if (!pos || !quat || !best || !pairCount || !pointCount || !pairs || !keys) goto done;
+	if (!pos || !quat || !best || !bestCpu || !pairCount || !pointCount || !pairs || !keys) goto done;
 	double spent = 0.0;
 	for (int r = 0; r < repeats && (r == 0 || spent < REPEAT_BUDGET_MS); ++r) {
 		for (int f = 0; f < fr->count; ++f) {
 			bench_cubes_pose(s, f, pos, quat);
 			c->setPoses(c->impl, pos, quat);
-			double t0 = bench_now_ms();
+			double t0 = bench_now_ms(), c0 = thread_cpu_ms();
 			int bad = c->detect(c->impl);
-			double ms = bench_now_ms() - t0;
+			double ms = bench_now_ms() - t0, cpu = thread_cpu_ms() - c0;
 			spent += ms;
 			if (bad) {
 				fprintf(stderr, "bench: %s: detection failed at frame %d\n", c->name, f);
 				goto done;
 			}
 			best[f] = r == 0 ? ms : fmin(best[f], ms);
+			bestCpu[f] = r == 0 ? cpu : fmin(bestCpu[f], cpu);
 			if (r > 0) continue;
 			int np = c->pairs(c->impl, pairs, cap);
 			if (np > cap) {
@@ -163,7 +177,7 @@ static int run_engine(BenchCollider* c, const BenchCubes* s, Frames* fr, int rep
 		er->repeats = r + 1;
 	}
 	for (int f = 0; f < fr->count; ++f)
-		phase_add(f < fr->fall ? &er->run : &er->settled, best[f], pairCount[f], pointCount[f]);
+		phase_add(f < fr->fall ? &er->run : &er->settled, best[f], bestCpu[f], pairCount[f], pointCount[f]);
 	er->ok = 1;
 	rc = 0;
 done:
@@ -195,7 +209,7 @@ static void print_phase(const char* scene, const EngineRun* er, const Phase* p, 
 		if (er->diffIbdyn >= 0) printf(" diff_vs_ibdyn=%ld", er->diffIbdyn);
 		printf(" max_points_per_pair=%.0f", er->maxPointsPerPair);
 	}
-	printf(" repeats=%d", er->repeats);
+	printf(" cpu_ms_per_step=%.4f repeats=%d", p->frames ? p->cpuMs / p->frames : NAN, er->repeats);
 	if (isOurs)
 		for (int k = 0; k < nRuns; ++k) {
 			if (&runs[k] == er || !runs[k].ok) continue;
@@ -349,6 +363,7 @@ int main(int argc, char** argv)
 	if (trace) print_trace(scene, &fr, runs, nEngines, s.h);
 	for (int k = 0; k < nEngines; ++k) {
 		free(runs[k].frameMs);
+		free(runs[k].frameCpuMs);
 		free(runs[k].framePairs);
 		free(runs[k].framePoints);
 	}
