@@ -190,6 +190,8 @@ done:
 
 /* ---- reporting */
 
+static double ratio(double ours, double peer) { return peer > 0.0 ? ours / peer : NAN; }
+
 static void print_phase(const char* scene, const EngineRun* er, const Phase* p, const char* phase,
                         const EngineRun* runs, int nRuns, int isOurs)
 {
@@ -214,7 +216,7 @@ static void print_phase(const char* scene, const EngineRun* er, const Phase* p, 
 		for (int k = 0; k < nRuns; ++k) {
 			if (&runs[k] == er || !runs[k].ok) continue;
 			const Phase* q = strcmp(phase, "run") == 0 ? &runs[k].run : &runs[k].settled;
-			printf(" ratio_%s=%.4f", runs[k].name, q->ms > 0.0 ? p->ms / q->ms : NAN);
+			printf(" ratio_%s=%.4f", runs[k].name, ratio(p->ms, q->ms));
 		}
 	putchar('\n');
 	fflush(stdout);
@@ -357,8 +359,10 @@ int main(int argc, char** argv)
 	if (runs[0].ok)
 		for (int k = 1; k < nEngines; ++k) {
 			if (!runs[k].ok) continue;
-			bench_ratio_ex(scene, "ibdyn", runs[0].run.ms, runs[k].name, runs[k].run.ms, "phase=run");
-			bench_ratio_ex(scene, "ibdyn", runs[0].settled.ms, runs[k].name, runs[k].settled.ms, "phase=settled");
+			bench_ratio_ex(scene, "ibdyn", runs[0].run.ms, runs[k].name, runs[k].run.ms, "phase=run cpu_time_ratio=%.4f",
+			               ratio(runs[0].run.cpuMs, runs[k].run.cpuMs));
+			bench_ratio_ex(scene, "ibdyn", runs[0].settled.ms, runs[k].name, runs[k].settled.ms,
+			               "phase=settled cpu_time_ratio=%.4f", ratio(runs[0].settled.cpuMs, runs[k].settled.cpuMs));
 		}
 	if (trace) print_trace(scene, &fr, runs, nEngines, s.h);
 	for (int k = 0; k < nEngines; ++k) {
