@@ -38,9 +38,9 @@ static double thread_cpu_ms(void)
 }
 
 typedef struct Phase {
-	double ms;            /* sum over the phase's frames of the per-frame fastest detection time */
-	double cpuMs;         /* the same for the thread CPU time */
-	long pairs, points;   /* summed over the frames */
+	double ms;          /* sum over the phase's frames of the per-frame fastest detection time */
+	double cpuMs;       /* the same for the thread CPU time */
+	long pairs, points; /* summed over the frames */
 	int pairsMax, pairsFinal, pointsFinal;
 	double sx, sy, sxx, sxy; /* least-squares fit time = a + b pairs over the frames with pairs > 0 */
 	int fitCount;
@@ -55,14 +55,14 @@ typedef struct EngineRun {
 	long missing, extra; /* vs the reference: must pairs not reported / reported pairs outside the allowed set */
 	long diffIbdyn;      /* symmetric difference of the pair sets vs ibdyn, summed over frames (-1: not compared) */
 	double maxPointsPerPair;
-	double* frameMs;  /* per frame: fastest detection time (ms) */
+	double* frameMs;    /* per frame: fastest detection time (ms) */
 	double* frameCpuMs; /* per frame: fastest thread CPU time of the detection (ms) */
 	int *framePairs, *framePoints;
 } EngineRun;
 
 typedef struct Frames {
-	int count, fall;    /* all frames; fall frames (the rest repeat the settled pile) */
-	BenchPairRef* ref;  /* per distinct pose: frames 0 .. fall (the settled pile is ref[fall]) */
+	int count, fall;   /* all frames; fall frames (the rest repeat the settled pile) */
+	BenchPairRef* ref; /* per distinct pose: frames 0 .. fall (the settled pile is ref[fall]) */
 	int64_t** ibdynKeys;
 	int* ibdynCount;
 } Frames;
@@ -227,8 +227,8 @@ static void print_trace(const char* scene, const Frames* fr, const EngineRun* ru
 {
 	for (int f = 0; f < fr->count; ++f) {
 		const BenchPairRef* ref = frame_ref(fr, f);
-		printf("trace: scene=%s frame=%d t=%.4f phase=%s must_pairs=%d", scene, f, f * h, f < fr->fall ? "run" : "settled",
-		       ref->mustCount);
+		printf("trace: scene=%s frame=%d t=%.4f phase=%s must_pairs=%d", scene, f, f * h,
+		       f < fr->fall ? "run" : "settled", ref->mustCount);
 		for (int k = 0; k < nRuns; ++k)
 			if (runs[k].ok)
 				printf(" %s_ms=%.4f %s_pairs=%d %s_points=%d", runs[k].name, runs[k].frameMs[f], runs[k].name,
@@ -250,7 +250,8 @@ static int parse_int(const char* arg, const char* name, const char* next, int* o
 	*consumed = 0;
 	if (strncmp(arg, name, len) != 0) return 0;
 	const char* v = NULL;
-	if (arg[len] == '=') v = arg + len + 1;
+	if (arg[len] == '=')
+		v = arg + len + 1;
 	else if (arg[len] == '\0' && next) {
 		v = next;
 		*consumed = 1;
@@ -359,8 +360,8 @@ int main(int argc, char** argv)
 	if (runs[0].ok)
 		for (int k = 1; k < nEngines; ++k) {
 			if (!runs[k].ok) continue;
-			bench_ratio_ex(scene, "ibdyn", runs[0].run.ms, runs[k].name, runs[k].run.ms, "phase=run cpu_time_ratio=%.4f",
-			               ratio(runs[0].run.cpuMs, runs[k].run.cpuMs));
+			bench_ratio_ex(scene, "ibdyn", runs[0].run.ms, runs[k].name, runs[k].run.ms,
+			               "phase=run cpu_time_ratio=%.4f", ratio(runs[0].run.cpuMs, runs[k].run.cpuMs));
 			bench_ratio_ex(scene, "ibdyn", runs[0].settled.ms, runs[k].name, runs[k].settled.ms,
 			               "phase=settled cpu_time_ratio=%.4f", ratio(runs[0].settled.cpuMs, runs[k].settled.cpuMs));
 		}

@@ -38,8 +38,8 @@ static void quat_matrix(const double q[4], double m[3][3])
 
 /* The 15 separating-axis candidates of two boxes (unit axes; near-parallel edge pairs skipped) with the sum of
  * the projected radii: axes[k], radius[k]. Returns the count. */
-static int sat_axes(double ma[3][3], const double ea[3], double mb[3][3], const double eb[3],
-                    double axes[15][3], double radius[15])
+static int sat_axes(double ma[3][3], const double ea[3], double mb[3][3], const double eb[3], double axes[15][3],
+                    double radius[15])
 {
 	double a[3][3], b[3][3]; /* a[i] = axis i of box A */
 	for (int i = 0; i < 3; ++i)
@@ -261,8 +261,8 @@ static int classify(BenchPairRef* out, double depth, double mustDepth, double al
 	return 0;
 }
 
-int bench_cubes_reference(const BenchCubes* s, const double* pos, const double* quat, double mustDepth,
-                          double allowGap, BenchPairRef* out)
+int bench_cubes_reference(const BenchCubes* s, const double* pos, const double* quat, double mustDepth, double allowGap,
+                          BenchPairRef* out)
 {
 	out->mustCount = out->allowCount = 0;
 	out->maxDepth = 0.0;

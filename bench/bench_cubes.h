@@ -13,14 +13,14 @@ extern "C" {
 #endif
 
 /** Scene parameters (see bench/README.md, "bench_collision"). */
-#define BENCH_CUBES_EDGE 1.0          /**< cube edge length (m), as the thesis' 1000-cube funnel model (§5.7) */
-#define BENCH_CUBES_SPACING 1.9       /**< horizontal lattice spacing (m) */
-#define BENCH_CUBES_JITTER 0.05       /**< horizontal jitter of each cube, per coordinate, uniform in +/- (m) */
-#define BENCH_CUBES_LAYER_GAP 2.0     /**< vertical spacing of the lattice layers (m) */
-#define BENCH_CUBES_LOWEST 3.0        /**< start height of the lowest layer's centres (m) */
-#define BENCH_CUBES_OVERLAP 1e-4      /**< resting interpenetration along z (m) */
-#define BENCH_CUBES_GRAVITY 9.81      /**< free-fall acceleration (m/s^2) */
-#define BENCH_CUBES_H (1.0 / 60.0)    /**< frame interval (s) */
+#define BENCH_CUBES_EDGE 1.0       /**< cube edge length (m), as the thesis' 1000-cube funnel model (§5.7) */
+#define BENCH_CUBES_SPACING 1.9    /**< horizontal lattice spacing (m) */
+#define BENCH_CUBES_JITTER 0.05    /**< horizontal jitter of each cube, per coordinate, uniform in +/- (m) */
+#define BENCH_CUBES_LAYER_GAP 2.0  /**< vertical spacing of the lattice layers (m) */
+#define BENCH_CUBES_LOWEST 3.0     /**< start height of the lowest layer's centres (m) */
+#define BENCH_CUBES_OVERLAP 1e-4   /**< resting interpenetration along z (m) */
+#define BENCH_CUBES_GRAVITY 9.81   /**< free-fall acceleration (m/s^2) */
+#define BENCH_CUBES_H (1.0 / 60.0) /**< frame interval (s) */
 #define BENCH_CUBES_FLOOR_THICKNESS 1.0
 #define BENCH_CUBES_SEED UINT64_C(0xc0b35f411a6e2007)
 
@@ -28,19 +28,19 @@ extern "C" {
  * start (x, y, z0) without rotating (orientation quat), in free fall from rest at t = 0, and stops at zf, the
  * height at which it first touches the floor or a cube below it, minus BENCH_CUBES_OVERLAP. */
 typedef struct BenchCubes {
-	int count;              /**< cubes; the floor is body index `count` in pair lists */
-	double half;            /**< half edge (m) */
-	double floorCenter[3];  /**< floor box centre (m) */
-	double floorHalf[3];    /**< floor box half extents (m); its top face is z = 0 */
-	double h;               /**< frame interval (s) */
-	int fallFrames;         /**< frames 0 .. fallFrames-1 cover the fall; in the last one every cube rests */
-	double* start;          /**< 3 count: start position of the centre (m) */
-	double* rest;           /**< 3 count: resting position of the centre (m) */
-	double* quat;           /**< 4 count: constant orientation */
-	int* flat;              /**< count: 1 = flat on its face (yaw only), 0 = uniformly random orientation */
-	int flatCount;          /**< number of flat cubes */
-	int layers;             /**< lattice layers; side x side cubes per layer */
-	int side;               /**< lattice side */
+	int count;             /**< cubes; the floor is body index `count` in pair lists */
+	double half;           /**< half edge (m) */
+	double floorCenter[3]; /**< floor box centre (m) */
+	double floorHalf[3];   /**< floor box half extents (m); its top face is z = 0 */
+	double h;              /**< frame interval (s) */
+	int fallFrames;        /**< frames 0 .. fallFrames-1 cover the fall; in the last one every cube rests */
+	double* start;         /**< 3 count: start position of the centre (m) */
+	double* rest;          /**< 3 count: resting position of the centre (m) */
+	double* quat;          /**< 4 count: constant orientation */
+	int* flat;             /**< count: 1 = flat on its face (yaw only), 0 = uniformly random orientation */
+	int flatCount;         /**< number of flat cubes */
+	int layers;            /**< lattice layers; side x side cubes per layer */
+	int side;              /**< lattice side */
 } BenchCubes;
 
 /** Build the trajectory: side = ceil(cbrt(count)), layers of side x side cubes (the last one partly filled) on a
@@ -90,8 +90,8 @@ typedef struct BenchPairRef {
 	int mustCap, allowCap;
 	double maxDepth; /**< largest penetration depth of any pair (m): the trajectory's own check */
 } BenchPairRef;
-int bench_cubes_reference(const BenchCubes* s, const double* pos, const double* quat, double mustDepth,
-                          double allowGap, BenchPairRef* out);
+int bench_cubes_reference(const BenchCubes* s, const double* pos, const double* quat, double mustDepth, double allowGap,
+                          BenchPairRef* out);
 void bench_pair_ref_free(BenchPairRef* r);
 
 /** An engine under test: set the cubes' poses (untimed), detect (timed), read the pairs (untimed). */

@@ -34,7 +34,8 @@ void bullet_set_poses(void* impl, const double* pos, const double* quat)
 	for (int i = 0; i < b->count; ++i) {
 		const double* p = &pos[3 * i];
 		const double* q = &quat[4 * i];
-		const btQuaternion rot(static_cast<btScalar>(q[1]), static_cast<btScalar>(q[2]), static_cast<btScalar>(q[3]), static_cast<btScalar>(q[0]));
+		const btQuaternion rot(static_cast<btScalar>(q[1]), static_cast<btScalar>(q[2]), static_cast<btScalar>(q[3]),
+		                       static_cast<btScalar>(q[0]));
 		const btVector3 origin(static_cast<btScalar>(p[0]), static_cast<btScalar>(p[1]), static_cast<btScalar>(p[2]));
 		b->objects[size_t(i)]->setWorldTransform(btTransform(rot, origin));
 	}
@@ -100,16 +101,16 @@ extern "C" int bench_bullet_collider(BenchCollider* c, const BenchCubes* s, int 
 			o->setCollisionShape(b->cubeShape.get());
 			btTransform t;
 			t.setIdentity();
-			t.setOrigin(btVector3(btScalar(s->start[3 * i]), btScalar(s->start[3 * i + 1]),
-			                      btScalar(s->start[3 * i + 2])));
+			t.setOrigin(
+			    btVector3(btScalar(s->start[3 * i]), btScalar(s->start[3 * i + 1]), btScalar(s->start[3 * i + 2])));
 			o->setWorldTransform(t);
 		} else {
 			o->setCollisionShape(b->floorShape.get());
 			o->setCollisionFlags(o->getCollisionFlags() | btCollisionObject::CF_STATIC_OBJECT);
 			btTransform t;
 			t.setIdentity();
-			t.setOrigin(btVector3(btScalar(s->floorCenter[0]), btScalar(s->floorCenter[1]),
-			                      btScalar(s->floorCenter[2])));
+			t.setOrigin(
+			    btVector3(btScalar(s->floorCenter[0]), btScalar(s->floorCenter[1]), btScalar(s->floorCenter[2])));
 			o->setWorldTransform(t);
 		}
 		b->world->addCollisionObject(o.get());

@@ -94,9 +94,9 @@ int bench_ode_collider(BenchCollider* c, const BenchCubes* s, int sap, int maxCo
 	dSpaceSetCleanup(o->space, 1);
 	const double edge = 2.0 * s->half;
 	for (int i = 0; i <= s->count; ++i) {
-		dGeomID g = i < s->count ? dCreateBox(o->space, edge, edge, edge)
-		                         : dCreateBox(o->space, 2.0 * s->floorHalf[0], 2.0 * s->floorHalf[1],
-		                                      2.0 * s->floorHalf[2]);
+		dGeomID g = i < s->count
+		                ? dCreateBox(o->space, edge, edge, edge)
+		                : dCreateBox(o->space, 2.0 * s->floorHalf[0], 2.0 * s->floorHalf[1], 2.0 * s->floorHalf[2]);
 		dGeomSetData(g, (void*)(intptr_t)i);
 		o->geoms[i] = g;
 	}
