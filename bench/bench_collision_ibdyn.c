@@ -1,0 +1,113 @@
+/* The ibdyn side of bench_collision: ibdyn's collision pipeline as a BenchCollider. */
+#include "bench_collision_ibdyn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/collision_world.h"
+#include "dynamics/world.h"
+#include "ibdyn/ibdyn.h"
+
+int bench_ibdyn_max_manifold_points(void) { return IB_MANIFOLD_MAX_POINTS; }
+
+typedef struct IbdynCollider {
+	ibWorldId id;
+	ibWorld* w;
+	ibBodyId* bodies; /* cubes */
+	int count;
+	int* cubeOfBody; /* body index -> cube index (count = the floor, -1 = none) */
+	int bodyIndices;
+} IbdynCollider;
+
+/* ibdyn's collision detection, all three phases. The only call of the pipeline in the bench: once the public
+ * ibWorld_Collide(world) exists, this becomes `return ibWorld_Collide(c->id);`. */
+static ibResult ibdyn_collide(IbdynCollider* c) { return ib_collision_detect(c->w); }
+
+static void ibdyn_set_poses(void* impl, const double* pos, const double* quat)
+{
+	IbdynCollider* c = impl;
+	for (int i = 0; i < c->count; ++i) {
+		const double* p = &pos[3 * i];
+		const double* q = &quat[4 * i];
+		ibBody_SetTransform(c->bodies[i], ibV3(p[0], p[1], p[2]), (ibQuat){q[0], q[1], q[2], q[3]});
+	}
+}
+
+static int ibdyn_detect(void* impl) { return ibdyn_collide(impl) == IB_OK ? 0 : -1; }
+
+static int ibdyn_pairs(void* impl, BenchPair* out, int capacity)
+{
+	IbdynCollider* c = impl;
+	ibContactPair* cp = NULL;
+	int n = ib_collision_contacts(c->w, &cp), total = 0;
+	for (int k = 0; k < n; ++k) {
+		int ba = cp[k].bodyA, bb = cp[k].bodyB;
+		int a = ba < c->bodyIndices ? c->cubeOfBody[ba] : -1, b = bb < c->bodyIndices ? c->cubeOfBody[bb] : -1;
+		if (a < 0 || b < 0) continue;
+		if (total < capacity) out[total] = (BenchPair){a < b ? a : b, a < b ? b : a, cp[k].manifold.pointCount};
+		++total;
+	}
+	return total;
+}
+
+static void ibdyn_destroy(void* impl)
+{
+	IbdynCollider* c = impl;
+	if (!c) return;
+	if (ibWorld_IsValid(c->id)) ibDestroyWorld(c->id);
+	free(c->bodies);
+	free(c->cubeOfBody);
+	free(c);
+}
+
+static int body_index(ibBodyId b) { return b.index1 - 1; }
+
+/* ibdyn world: one static body with a box shape as the floor, one dynamic body with a unit-cube box shape per
+ * cube (default density; the bodies are never stepped). */
+int bench_ibdyn_collider(BenchCollider* out, const BenchCubes* s)
+{
+	memset(out, 0, sizeof *out);
+	IbdynCollider* c = calloc(1, sizeof *c);
+	if (!c) return -1;
+	c->count = s->count;
+	c->bodies = calloc((size_t)s->count, sizeof *c->bodies);
+	ibWorldDef wd = ibDefaultWorldDef();
+	c->id = ibCreateWorld(&wd);
+	c->w = ib_world_get(c->id);
+	if (!c->bodies || !c->w) goto fail;
+	ibBodyDef fd = ibDefaultBodyDef();
+	fd.name = "floor";
+	fd.position = ibV3(s->floorCenter[0], s->floorCenter[1], s->floorCenter[2]);
+	ibBodyId floorBody = ibCreateBody(c->id, &fd);
+	ibShapeDef sd = ibDefaultShapeDef();
+	ibBox floorBox = {ibV3(s->floorHalf[0], s->floorHalf[1], s->floorHalf[2])};
+	if (!ibBody_IsValid(floorBody) || IB_IS_NULL(ibCreateBoxShape(floorBody, &sd, &floorBox))) goto fail;
+	int maxIndex = body_index(floorBody);
+	ibBox cube = {ibV3(s->half, s->half, s->half)};
+	for (int i = 0; i < s->count; ++i) {
+		ibBodyDef bd = ibDefaultBodyDef();
+		bd.type = IB_BODY_DYNAMIC;
+		bd.position = ibV3(s->start[3 * i], s->start[3 * i + 1], s->start[3 * i + 2]);
+		c->bodies[i] = ibCreateBody(c->id, &bd);
+		if (!ibBody_IsValid(c->bodies[i]) || IB_IS_NULL(ibCreateBoxShape(c->bodies[i], &sd, &cube))) goto fail;
+		if (body_index(c->bodies[i]) > maxIndex) maxIndex = body_index(c->bodies[i]);
+	}
+	c->bodyIndices = maxIndex + 1;
+	c->cubeOfBody = malloc(sizeof(int) * (size_t)c->bodyIndices);
+	if (!c->cubeOfBody) goto fail;
+	for (int k = 0; k < c->bodyIndices; ++k) c->cubeOfBody[k] = -1;
+	c->cubeOfBody[body_index(floorBody)] = s->count;
+	for (int i = 0; i < s->count; ++i) c->cubeOfBody[body_index(c->bodies[i])] = i;
+	out->name = "ibdyn";
+	out->impl = c;
+	out->setPoses = ibdyn_set_poses;
+	out->detect = ibdyn_detect;
+	out->pairs = ibdyn_pairs;
+	out->destroy = ibdyn_destroy;
+	return 0;
+fail:
+	fprintf(stderr, "bench: could not build the ibdyn world\n");
+	ibdyn_destroy(c);
+	return -1;
+}
