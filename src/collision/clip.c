@@ -6,6 +6,9 @@
 
 #include "collision/clip.h"
 
+/* sqrt(x^2 + y^2) without libm hypot's overflow care (coordinates are small) */
+static inline double len2(double x, double y) { return sqrt(x * x + y * y); }
+
 uint32_t ib_feature_code(uint32_t salt, uint32_t a, uint32_t b)
 {
 	uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)salt << 56);
@@ -39,7 +42,7 @@ int ib_hull2d(ibClipPoint* p, int n, double eps, double width)
 	int m = 0;
 	for (int i = 0; i < n; ++i) {
 		bool dup = false;
-		for (int j = 0; j < m && !dup; ++j) dup = hypot(p[i].x - p[j].x, p[i].y - p[j].y) <= eps;
+		for (int j = 0; j < m && !dup; ++j) dup = len2(p[i].x - p[j].x, p[i].y - p[j].y) <= eps;
 		if (!dup) p[m++] = p[i];
 	}
 	if (m <= 2) return m;
@@ -52,7 +55,7 @@ int ib_hull2d(ibClipPoint* p, int n, double eps, double width)
 		for (int ii = 0; ii < m; ++ii) {
 			int i = pass ? m - 1 - ii : ii;
 			while (k >= start + 2) {
-				double len = hypot(p[i].x - hp[k - 2].x, p[i].y - hp[k - 2].y);
+				double len = len2(p[i].x - hp[k - 2].x, p[i].y - hp[k - 2].y);
 				if (cross3(hp[k - 2], hp[k - 1], p[i]) > eps * len) break; /* hp[k-1] farther than eps from the chord */
 				--k;
 			}
@@ -64,14 +67,14 @@ int ib_hull2d(ibClipPoint* p, int n, double eps, double width)
 		/* collinear: keep the two extreme points */
 		p[0] = hp[0];
 		p[1] = hp[1];
-		return hypot(p[1].x - p[0].x, p[1].y - p[0].y) > eps ? 2 : 1;
+		return len2(p[1].x - p[0].x, p[1].y - p[0].y) > eps ? 2 : 1;
 	}
 	/* a sliver (every vertex within width of the line of some edge) is a segment: its two
 	 * farthest points */
 	double minW = INFINITY;
 	for (int i = 0; i < k; ++i) {
 		ibClipPoint a = hp[i], b = hp[(i + 1) % k];
-		double len = hypot(b.x - a.x, b.y - a.y), w = 0.0;
+		double len = len2(b.x - a.x, b.y - a.y), w = 0.0;
 		if (!(len > 0.0)) continue;
 		for (int j = 0; j < k; ++j) w = fmax(w, fabs(cross3(a, b, hp[j])) / len);
 		minW = fmin(minW, w);
@@ -81,7 +84,7 @@ int ib_hull2d(ibClipPoint* p, int n, double eps, double width)
 		double best = -1.0;
 		for (int i = 0; i < k; ++i)
 			for (int j = i + 1; j < k; ++j) {
-				double d = hypot(hp[i].x - hp[j].x, hp[i].y - hp[j].y);
+				double d = len2(hp[i].x - hp[j].x, hp[i].y - hp[j].y);
 				if (d > best) best = d, bi = i, bj = j;
 			}
 		p[0] = hp[bi];
@@ -106,7 +109,7 @@ int ib_clip_polygon(const ibClipPoint* subj, int ns, const ibClipPoint* clip, in
 	for (int j = 0; j < nc && n > 0; ++j) {
 		ibClipPoint a = clip[j], b = clip[(j + 1) % nc];
 		uint32_t ce = ib_edge_code(a.key, b.key);
-		double len = hypot(b.x - a.x, b.y - a.y);
+		double len = len2(b.x - a.x, b.y - a.y);
 		if (!(len > 0.0)) continue;
 		const ibClipPoint* in = buf[cur];
 		const uint32_t* ein = edge[cur];
@@ -138,10 +141,10 @@ int ib_clip_polygon(const ibClipPoint* subj, int ns, const ibClipPoint* clip, in
 	int m = 0;
 	for (int i = 0; i < n; ++i) {
 		ibClipPoint q = buf[cur][i];
-		if (m > 0 && hypot(q.x - out[m - 1].x, q.y - out[m - 1].y) <= eps) continue;
+		if (m > 0 && len2(q.x - out[m - 1].x, q.y - out[m - 1].y) <= eps) continue;
 		out[m++] = q;
 	}
-	while (m > 1 && hypot(out[0].x - out[m - 1].x, out[0].y - out[m - 1].y) <= eps) --m;
+	while (m > 1 && len2(out[0].x - out[m - 1].x, out[0].y - out[m - 1].y) <= eps) --m;
 	return m;
 }
 
@@ -152,7 +155,7 @@ int ib_clip_segment(const ibClipPoint* s, const ibClipPoint* poly, int np, doubl
 	uint32_t se = ib_edge_code(s[0].key, s[1].key);
 	for (int j = 0; j < np; ++j) {
 		ibClipPoint a = poly[j], b = poly[(j + 1) % np];
-		double len = hypot(b.x - a.x, b.y - a.y);
+		double len = len2(b.x - a.x, b.y - a.y);
 		if (!(len > 0.0)) continue;
 		double f0 = cross3(a, b, s[0]) / len, f1 = cross3(a, b, s[1]) / len;
 		uint32_t ce = ib_edge_code(a.key, b.key);
@@ -203,7 +206,7 @@ int ib_overlap_segments(const ibClipPoint* a, const ibClipPoint* b, double lat, 
 	for (int i = 0; i < 2; ++i) {
 		outB[i] = closest_on(b, out[i]);
 		outB[i].key = out[i].key;
-		parallel = parallel && hypot(outB[i].x - out[i].x, outB[i].y - out[i].y) <= lat;
+		parallel = parallel && len2(outB[i].x - out[i].x, outB[i].y - out[i].y) <= lat;
 	}
 	if (parallel) return 2;
 	/* crossing edges: the one point where they cross */
@@ -212,7 +215,7 @@ int ib_overlap_segments(const ibClipPoint* a, const ibClipPoint* b, double lat, 
 	if (!(fabs(den) > 0.0)) return 0;
 	double wx = b[0].x - a[0].x, wy = b[0].y - a[0].y;
 	double s = (wx * vy - wy * vx) / den, t = (wx * uy - wy * ux) / den;
-	double tolA = lat / sqrt(l2), tolB = lat / fmax(hypot(vx, vy), 1e-300);
+	double tolA = lat / sqrt(l2), tolB = lat / fmax(len2(vx, vy), 1e-300);
 	if (s < -tolA || s > 1.0 + tolA || t < -tolB || t > 1.0 + tolB) return 0;
 	s = s < 0.0 ? 0.0 : (s > 1.0 ? 1.0 : s);
 	out[0] = (ibClipPoint){a[0].x + s * ux, a[0].y + s * uy, ib_feature_code(11u, ea < eb ? ea : eb, ea < eb ? eb : ea)};
@@ -242,7 +245,7 @@ int ib_reduce_region(const ibClipPoint* p, const double* depthKey, int n, int ma
 			int prev = c, next = c;
 			do prev = (prev + n - 1) % n; while (!chosen[prev]);
 			do next = (next + 1) % n; while (!chosen[next]);
-			double gain = count == 1 ? hypot(p[c].x - p[deep].x, p[c].y - p[deep].y)
+			double gain = count == 1 ? len2(p[c].x - p[deep].x, p[c].y - p[deep].y)
 			                         : 0.5 * cross3(p[prev], p[c], p[next]);
 			if (gain > bestGain) bestGain = gain, best = c;
 		}

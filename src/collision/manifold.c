@@ -14,6 +14,8 @@
 #include "collision/collision_world.h"
 #include "collision/support_feature.h"
 
+static inline double len2(double x, double y) { return sqrt(x * x + y * y); }
+
 #define SALT_A 1u
 #define SALT_B 2u
 #define REGION_CAP (2 * IB_FEATURE_MAX + 8)
@@ -127,7 +129,7 @@ int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ib
 		double lateral = ibLength(ibMulAdd(ibSub(pA, pB), -sep, n));
 		/* closer than the tolerance: |pA - pB| when apart, the lateral offset (parallel edges) when
 		 * penetrating */
-		if (!(sep <= tolerance) || hypot(fmax(sep, 0.0), lateral) > fmax(tolerance, 0.0) + eps) continue;
+		if (!(sep <= tolerance) || len2(fmax(sep, 0.0), lateral) > fmax(tolerance, 0.0) + eps) continue;
 		push(&reg, pA, pB, sep, clip[i]);
 		minSep = fmin(minSep, sep);
 	}

@@ -5,6 +5,8 @@
 
 #include "collision/support_feature.h"
 
+static inline double len2(double x, double y) { return sqrt(x * x + y * y); }
+
 static void add_point(ibSupportFeature* f, ibVec3 p, uint32_t id)
 {
 	if (f->count < IB_FEATURE_MAX) {
@@ -145,7 +147,8 @@ void ib_support_feature(const ibConvex* c, ibVec3 dir, double band, ibSupportFea
 	}
 	}
 	if (f->count == 0) add_point(f, ib_convex_support(c, dir), 0u); /* cannot happen; defensive */
-	fit_plane(f, size);
+	f->planar = false;
+	if (c->type == IB_CONVEX_HULL) fit_plane(f, size); /* only hull lifts use the plane */
 }
 
 /* ---- line-shape intersection ---------------------------------------------------------------- */
@@ -228,13 +231,13 @@ static bool envelope_lift(const ibSupportFeature* f, ibVec3 x, double eps, doubl
 	}
 	double hiS = -INFINITY, loS = INFINITY;
 	for (int i = 0; i < n; ++i) {
-		if (hypot(px[i], py[i]) <= eps) hiS = fmax(hiS, ph[i]), loS = fmin(loS, ph[i]);
+		if (len2(px[i], py[i]) <= eps) hiS = fmax(hiS, ph[i]), loS = fmin(loS, ph[i]);
 		for (int j = i + 1; j < n; ++j) {
 			double ux = px[j] - px[i], uy = py[j] - py[i], l2 = ux * ux + uy * uy;
 			if (l2 > 0.0) {
 				double t = -(px[i] * ux + py[i] * uy) / l2;
 				double cx = px[i] + t * ux, cy = py[i] + t * uy;
-				if (t >= 0.0 && t <= 1.0 && hypot(cx, cy) <= eps) {
+				if (t >= 0.0 && t <= 1.0 && len2(cx, cy) <= eps) {
 					double h = ph[i] + t * (ph[j] - ph[i]);
 					hiS = fmax(hiS, h), loS = fmin(loS, h);
 				}

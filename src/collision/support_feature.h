@@ -31,7 +31,7 @@ typedef struct ibSupportFeature {
 	ibVec3 p[IB_FEATURE_MAX];    /* world points on the surface */
 	uint32_t id[IB_FEATURE_MAX]; /* shape-local vertex ids, stable while the feature persists */
 	ibVec3 dir;                  /* unit outward direction the feature was taken along */
-	bool planar;                 /* all points lie (to rounding) in one plane with normal planeN */
+	bool planar;                 /* hulls: all points lie (to rounding) in one plane with normal planeN */
 	ibVec3 planeN;
 	double planeD; /* dot(planeN, x) == planeD on the plane */
 } ibSupportFeature;
