@@ -140,13 +140,13 @@ int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ib
 		ibVec3 r = ibSub(q.pointA, o);
 		uint32_t key = ib_feature_code(3u, feature_code_all(&fa, SALT_A), feature_code_all(&fb, SALT_B));
 		ibClipPoint xy = {ibDot(r, t1), ibDot(r, t2), key};
-		/* lifted along n through the deepest of: the query's points, the features' vertices */
+		/* lifted along n through the deepest of: the query's points, the vertices of small features */
 		ibVec3 cand[2 + 2 * IB_FEATURE_MAX];
 		int ncand = 0;
 		cand[ncand++] = q.pointA;
 		cand[ncand++] = q.pointB;
-		for (int k = 0; k < nb; ++k) cand[ncand++] = ibAdd(o, ibAdd(ibScale(pb[k].x, t1), ibScale(pb[k].y, t2)));
-		for (int k = 0; k < na; ++k) cand[ncand++] = ibAdd(o, ibAdd(ibScale(pa[k].x, t1), ibScale(pa[k].y, t2)));
+		for (int k = 0; k < nb && nb <= 8; ++k) cand[ncand++] = ibAdd(o, ibAdd(ibScale(pb[k].x, t1), ibScale(pb[k].y, t2)));
+		for (int k = 0; k < na && na <= 8; ++k) cand[ncand++] = ibAdd(o, ibAdd(ibScale(pa[k].x, t1), ibScale(pa[k].y, t2)));
 		ibVec3 pA = q.pointA, pB = q.pointB;
 		double best = INFINITY;
 		for (int k = 0; k < ncand; ++k) {
