@@ -13,13 +13,14 @@
  *    cylinder surface is sampled (64 x 9 lateral grid and 5 rings x 64 per cap: covering radius
  *    <= 0.25 m for the sizes used, so ref_coarse - d <= 0.25 m is a rigorous bound) with the
  *    exact point distance to the other shape, then refined by a pattern search down to 1e-10 m
- *    steps (tolerance 1e-8; d <= ref + 1e-9 holds rigorously since ref is attained by a surface
+ *    steps (tolerance 1e-9; d <= ref + 1e-9 holds rigorously since ref is attained by a surface
  *    point); penetrating, the overlap along the returned normal (an upper bound of the MTD) must
  *    match the depth (EPA gives a lower bound) and no sampled direction (600 Fibonacci
  *    directions, refined) may have less overlap. On curved surfaces normals are less accurate,
  *    so the support-plane consistency of the points is checked to TOL_CURVED = 1e-4;
  *  - libccd (Debian libccd-dev, double-precision build) as a second implementation of GJK
- *    intersection and EPA penetration, when available: intersection flags must agree (|d| > 1e-6)
+ *    intersection and EPA penetration, when available, on the same number of poses per pair type (500
+ *    under ASan): intersection flags must agree (|d| > 1e-6)
  *    and our depth must lie in libccd's bracket [its EPA depth, overlap along its direction];
  *    where that bracket is tight (< 1e-9) the depths agree to 1e-9 (polytopes) / 1e-7.
  * Hulls are vertex sets in convex position by construction (regular octahedron, icosahedron, box
@@ -50,7 +51,7 @@
 
 #define TOL 1e-9        /* exact references */
 #define TOL_EPA 1e-7    /* EPA depths against exact values */
-#define TOL_SAMPLE 1e-8 /* refined surface sampling of cylinders */
+#define TOL_SAMPLE 1e-9 /* refined surface sampling of cylinders (measured <= 2e-13) */
 /* GJK/EPA on a curved surface (cylinder pairs without closed form): the normal is determined only
  * to ~sqrt(relative gap) (GJK) or by the polytope's facet size (EPA), so the support-plane
  * consistency of the points along the normal is checked to TOL_CURVED; EPA depths on curved
@@ -1306,7 +1307,7 @@ static void ccd_support_cb(const void* obj, const ccd_vec3_t* dir, ccd_vec3_t* o
 static void test_libccd(void** state)
 {
 	(void)state;
-	const int n = IBDYN_SLOW_TESTS ? 2000 : 300;
+	const int n = IBDYN_SLOW_TESTS ? N_POSES : 500; /* >= 1e4 per pair type in the normal build (issue 5) */
 	static TShape A, B;
 	for (int ta = 0; ta <= (int)IB_CONVEX_HULL; ++ta)
 		for (int tb = ta; tb <= (int)IB_CONVEX_HULL; ++tb) {
@@ -1342,6 +1343,10 @@ static void test_libccd(void** state)
 					 * here) an upper bound: ours must lie in that bracket. libccd 2.1 returns zero depths
 					 * on degenerate GJK simplices (danfis/libccd#25), a trivially true lower bound. */
 					ibVec3 d = ibNormalize(ibV3(dir.v[0], dir.v[1], dir.v[2]));
+					if (!(ibLength(d) > 0.5)) { /* degenerate libccd answer: zero direction */
+						++nFail;
+						continue;
+					}
 					double along = t_overlap(&A, &B, ibNeg(d)), depth = -r.distance;
 					assert_le(depth, along + TOL);
 					assert_le((double)depth_ccd, depth + (curved ? TOL_CURVED_EPA : TOL));

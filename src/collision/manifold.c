@@ -1,28 +1,201 @@
-/* Contact regions of convex pairs (§4.5.1.3, §4.5.2.1; digest §15.5 item 3).
- * PLACEHOLDER: one point from the exact distance query; to be replaced by full contact regions. */
+/* Contact regions of convex pairs (§4.5.1.3, §4.5.2.1; digest §15.5 item 3), after the SOLID
+ * extension of the thesis: the exact query (ib_convex_query: distance or penetration depth, normal
+ * n, closest/deepest points) gives the contact plane; the support features of A along -n and of B
+ * along +n (support_feature.c: vertex, edge or face, within a height band) are projected into
+ * that plane and intersected there (clip.c): face-face by Sutherland–Hodgman, edge-face by
+ * clipping the segment, parallel edge-edge by interval overlap, a vertex giving the single query
+ * point. Every vertex of the planar region is lifted back onto both surfaces along n (exact
+ * line-shape intersection) and kept if the separation of the pair is <= tolerance; this works as
+ * well when the shapes interpenetrate (§4.2). At most IB_MANIFOLD_MAX_POINTS points remain after
+ * the area-greedy reduction, which starts from the deepest point. See docs/collision.md. */
 #include <math.h>
 
+#include "collision/clip.h"
 #include "collision/collision_world.h"
+#include "collision/support_feature.h"
+
+static inline double len2(double x, double y) { return sqrt(x * x + y * y); }
+
+#define SALT_A 1u
+#define SALT_B 2u
+#define REGION_CAP (2 * IB_FEATURE_MAX + 8)
+
+/* Height band of the features: tolerance plus the penetration depth up to one more tolerance, so a
+ * resting contact that has sunk by up to eps_c keeps the points whose separation is <= eps_c. */
+static double feature_band(double tolerance, double distance)
+{
+	double t = fmax(tolerance, 0.0);
+	return t + fmin(fmax(-distance, 0.0), t);
+}
+
+/* Order-independent code of a whole feature (for single-point contacts). */
+static uint32_t feature_code_all(const ibSupportFeature* f, uint32_t salt)
+{
+	if (f->count == 1) return ib_feature_code(salt, f->id[0], 0u);
+	uint32_t x = 0u;
+	for (int i = 0; i < f->count; ++i) x ^= ib_feature_code(salt, f->id[i], 0u);
+	return ib_feature_code(salt + 100u, x, (uint32_t)f->count);
+}
+
+static int project(const ibSupportFeature* f, uint32_t salt, ibVec3 o, ibVec3 t1, ibVec3 t2, ibClipPoint* p,
+                   double* scale)
+{
+	for (int i = 0; i < f->count; ++i) {
+		ibVec3 r = ibSub(f->p[i], o);
+		p[i] = (ibClipPoint){ibDot(r, t1), ibDot(r, t2), ib_feature_code(salt, f->id[i], 0u)};
+		*scale = fmax(*scale, fmax(fabs(p[i].x), fabs(p[i].y)));
+	}
+	return f->count;
+}
+
+typedef struct Region {
+	int count;
+	ibManifoldPoint pt[REGION_CAP];
+	ibClipPoint xy[REGION_CAP];
+	double sep[REGION_CAP];
+} Region;
+
+/* Keep the best points of the region in out (reduction when there are too many). */
+static int emit(const Region* r, ibManifold* out)
+{
+	int keep[REGION_CAP];
+	int m = ib_reduce_region(r->xy, r->sep, r->count, IB_MANIFOLD_MAX_POINTS, keep);
+	for (int i = 0; i < m; ++i) out->points[i] = r->pt[keep[i]];
+	out->pointCount = m;
+	return m;
+}
+
+static void push(Region* r, ibVec3 pa, ibVec3 pb, double sep, ibClipPoint xy)
+{
+	if (r->count >= REGION_CAP) return;
+	r->pt[r->count] = (ibManifoldPoint){pa, pb, sep, xy.key};
+	r->xy[r->count] = xy;
+	r->sep[r->count] = sep;
+	++r->count;
+}
 
 int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, ibManifold* out)
 {
-	ibConvexDistance d = ib_convex_query(a, b, cache);
+	ibConvexDistance q = ib_convex_query(a, b, cache);
 	out->pointCount = 0;
-	if (!(d.distance <= tolerance)) return 0;
-	out->normal = d.normal;
-	out->points[0] = (ibManifoldPoint){d.pointA, d.pointB, d.distance, 0u};
-	out->pointCount = 1;
-	return 1;
+	if (!(q.distance <= tolerance)) return 0;
+	ibVec3 n = q.normal;
+	out->normal = n;
+	double band = feature_band(tolerance, q.distance);
+	ibSupportFeature fa, fb; /* ~2 kB each; with the region ~16 kB of stack */
+	ib_support_feature(a, ibNeg(n), band, &fa);
+	ib_support_feature(b, n, band, &fb);
+
+	ibVec3 t1 = ibPerpendicular(n), t2 = ibCross(n, t1);
+	ibVec3 o = q.pointB;
+	ibClipPoint pa[IB_FEATURE_MAX], pb[IB_FEATURE_MAX], segB[2];
+	ibClipPoint clip[REGION_CAP];
+	double scale = 1.0;
+	int na = project(&fa, SALT_A, o, t1, t2, pa, &scale);
+	int nb = project(&fb, SALT_B, o, t1, t2, pb, &scale);
+	double eps = 1e-9 * scale;
+	/* slivers narrower than 1e-6 x size (e.g. a cylinder side plus a rim sample next to it) are
+	 * segments: clipping against them would be ill-conditioned */
+	na = ib_hull2d(pa, na, eps, 1e-6 * scale);
+	nb = ib_hull2d(pb, nb, eps, 1e-6 * scale);
+
+	/* the planar region: clip[] on A's side, partner points on B's side where they differ */
+	int nc = 0;
+	const ibClipPoint* onB = clip;
+	if (na >= 2 && nb >= 2) {
+		if (na == 2 && nb == 2) {
+			nc = ib_overlap_segments(pa, pb, fmax(tolerance, 0.0) + eps, clip, segB);
+			onB = segB;
+		} else if (na == 2) {
+			nc = ib_clip_segment(pa, pb, nb, eps, clip);
+		} else if (nb == 2) {
+			nc = ib_clip_segment(pb, pa, na, eps, clip);
+		} else {
+			nc = ib_clip_polygon(pa, na, pb, nb, eps, clip);
+		}
+	}
+
+	Region reg;
+	reg.count = 0;
+	double minSep = INFINITY;
+	ibVec3 dA = ibNeg(n);
+	for (int i = 0; i < nc; ++i) {
+		ibVec3 xa = ibAdd(o, ibAdd(ibScale(clip[i].x, t1), ibScale(clip[i].y, t2)));
+		ibVec3 xb = ibAdd(o, ibAdd(ibScale(onB[i].x, t1), ibScale(onB[i].y, t2)));
+		double nearA, farA, nearB, farB; /* far ends unused: a thin shape may be passed through */
+		if (!ib_feature_lift(a, &fa, xa, &nearA, &farA) || !ib_feature_lift(b, &fb, xb, &nearB, &farB)) continue;
+		ibVec3 pA = ibMulAdd(xa, nearA, dA), pB = ibMulAdd(xb, nearB, n);
+		double sep = ibDot(ibSub(pA, pB), n);
+		double lateral = ibLength(ibMulAdd(ibSub(pA, pB), -sep, n));
+		/* closer than the tolerance: |pA - pB| when apart, the lateral offset (parallel edges) when
+		 * penetrating */
+		if (!(sep <= tolerance) || len2(fmax(sep, 0.0), lateral) > fmax(tolerance, 0.0) + eps) continue;
+		push(&reg, pA, pB, sep, clip[i]);
+		minSep = fmin(minSep, sep);
+	}
+	/* the query's deepest pair when no region vertex is as deep (vertex features, curved or
+	 * non-planar features); for planar face pairs it is a region vertex already. Like the region's
+	 * points it is lifted onto both surfaces along n. */
+	if (reg.count == 0 || q.distance < minSep - 1e-9 * scale) {
+		ibVec3 r = ibSub(q.pointA, o);
+		uint32_t key = ib_feature_code(3u, feature_code_all(&fa, SALT_A), feature_code_all(&fb, SALT_B));
+		ibClipPoint xy = {ibDot(r, t1), ibDot(r, t2), key};
+		/* lifted along n through the deepest of: the query's points, the vertices of small features */
+		ibVec3 cand[2 + 2 * IB_FEATURE_MAX];
+		int ncand = 0;
+		cand[ncand++] = q.pointA;
+		cand[ncand++] = q.pointB;
+		for (int k = 0; k < nb && nb <= 8; ++k) cand[ncand++] = ibAdd(o, ibAdd(ibScale(pb[k].x, t1), ibScale(pb[k].y, t2)));
+		for (int k = 0; k < na && na <= 8; ++k) cand[ncand++] = ibAdd(o, ibAdd(ibScale(pa[k].x, t1), ibScale(pa[k].y, t2)));
+		ibVec3 pA = q.pointA, pB = q.pointB;
+		double best = INFINITY;
+		for (int k = 0; k < ncand; ++k) {
+			double nearA, farA, nearB, farB;
+			if (!ib_feature_lift(a, &fa, cand[k], &nearA, &farA) || !ib_feature_lift(b, &fb, cand[k], &nearB, &farB))
+				continue;
+			ibVec3 la = ibMulAdd(cand[k], nearA, dA), lb = ibMulAdd(cand[k], nearB, n);
+			double sep = ibDot(ibSub(la, lb), n);
+			/* on both surfaces, unlike the query's points for curved shapes, whose GJK/EPA points can
+			 * be off the surface by ~1e-5 (and far more when deeply penetrating) */
+			if (sep <= tolerance && sep < best) {
+				best = sep, pA = la, pB = lb;
+				ibVec3 rr = ibSub(cand[k], o);
+				xy.x = ibDot(rr, t1), xy.y = ibDot(rr, t2);
+			}
+		}
+		push(&reg, pA, pB, ibDot(ibSub(pA, pB), n), xy);
+	}
+	return emit(&reg, out);
 }
 
 int ib_manifold_plane(const ibConvex* a, ibVec3 n, double offset, double tolerance, ibManifold* out)
 {
-	ibVec3 pa = ib_convex_support(a, ibNeg(n));
-	double sep = ibDot(n, pa) - offset;
 	out->pointCount = 0;
-	if (!(sep <= tolerance)) return 0;
+	ibVec3 s = ib_convex_support(a, ibNeg(n));
+	double sep0 = ibDot(n, s) - offset;
+	if (!(sep0 <= tolerance)) return 0;
 	out->normal = n;
-	out->points[0] = (ibManifoldPoint){pa, ibMulAdd(pa, -sep, n), sep, 0u};
-	out->pointCount = 1;
-	return 1;
+	ibSupportFeature f;
+	ib_support_feature(a, ibNeg(n), feature_band(tolerance, sep0), &f);
+	ibVec3 t1 = ibPerpendicular(n), t2 = ibCross(n, t1);
+	ibClipPoint p[IB_FEATURE_MAX];
+	double scale = 1.0;
+	int np = project(&f, SALT_A, s, t1, t2, p, &scale);
+	for (int i = 0; i < np; ++i) p[i].key = (uint32_t)i; /* index into f, for the hull */
+	np = ib_hull2d(p, np, 1e-9 * scale, 0.0);
+	Region reg;
+	reg.count = 0;
+	double minSep = INFINITY;
+	for (int i = 0; i < np; ++i) {
+		int k = (int)p[i].key;
+		double sep = ibDot(n, f.p[k]) - offset;
+		if (!(sep <= tolerance)) continue;
+		ibClipPoint xy = p[i];
+		xy.key = ib_feature_code(SALT_A, f.id[k], 0u);
+		push(&reg, f.p[k], ibMulAdd(f.p[k], -sep, n), sep, xy);
+		minSep = fmin(minSep, sep);
+	}
+	if (reg.count == 0 || sep0 < minSep - 1e-9 * scale)
+		push(&reg, s, ibMulAdd(s, -sep0, n), sep0, (ibClipPoint){0.0, 0.0, feature_code_all(&f, SALT_A)});
+	return emit(&reg, out);
 }
