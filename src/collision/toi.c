@@ -7,8 +7,8 @@
  *    state: regula falsi (Illinois variant) on the signed distance of the deepest pair, with a
  *    bisection step when the interval does not shrink fast enough, or bisection only;
  *  - conservative advancement for fast bodies (motion bound |ds| + angle * radius larger than half
- *    their inscribed size): along the chord of the motion (centre of mass linear, orientation by
- *    slerp) the pair's distance d allows an advance of d / (bound of the approach speed) without
+ *    their inscribed size): along the chord of the motion (centre of mass linear, orientation turning
+ *    about one axis the way the angular velocity turns) the pair's distance d allows an advance of d / (bound of the approach speed) without
  *    contact; the time found is then checked on the real trajectory (re-simulated) and refined.
  * The sub-step ends at the time of contact with every new pair within [-eps_c, eps_c]; the pair is then
  * touching at the next sub-step's t0 and belongs to the contact solver. */
@@ -189,37 +189,45 @@ static void body_sizes(const ibWorld* w, const ibBody* b, double* radius, double
 	}
 }
 
-static double quat_angle(ibQuat a, ibQuat b)
+/* Rotation of the chord from s0 to s1: axis and angle in [0, 2 pi) of q1 q0^-1, turning the way the
+ * angular velocity at s0 turns (a slerp would take the short way round for more than pi per step). */
+static void chord_rotation(const ibRigidState* s0, const ibRigidState* s1, ibVec3* axis, double* angle)
 {
-	double d = fabs(a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z);
-	return 2.0 * acos(fmin(1.0, d));
+	ibQuat d = ibQuatMul(s1->q, ibQuatConj(s0->q));
+	if (d.w < 0.0) d = (ibQuat){-d.w, -d.x, -d.y, -d.z};
+	ibVec3 v = {d.x, d.y, d.z};
+	double sn = ibLength(v);
+	if (sn < 1e-300) {
+		*axis = (ibVec3){1, 0, 0};
+		*angle = 0.0;
+		return;
+	}
+	*axis = ibScale(1.0 / sn, v);
+	*angle = 2.0 * atan2(sn, d.w);
+	if (ibDot(*axis, s0->w) < 0.0) { /* the same rotation the long way round */
+		*axis = ibNeg(*axis);
+		*angle = 2.0 * 3.14159265358979323846 - *angle;
+	}
 }
 
-static ibQuat quat_slerp(ibQuat a, ibQuat b, double u)
+static double chord_angle(const ibRigidState* s0, const ibRigidState* s1)
 {
-	double d = a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z;
-	if (d < 0.0) {
-		b = (ibQuat){-b.w, -b.x, -b.y, -b.z};
-		d = -d;
-	}
-	double ka, kb;
-	if (d > 0.9999999) {
-		ka = 1.0 - u;
-		kb = u;
-	} else {
-		double th = acos(d), s = sin(th);
-		ka = sin((1.0 - u) * th) / s;
-		kb = sin(u * th) / s;
-	}
-	return ibQuatNormalize((ibQuat){ka * a.w + kb * b.w, ka * a.x + kb * b.x, ka * a.y + kb * b.y, ka * a.z + kb * b.z});
+	ibVec3 a;
+	double t;
+	chord_rotation(s0, s1, &a, &t);
+	return t;
 }
 
-/* Body b on the chord from state s0 (time t0) to s1 (time t1), at time t. */
+/* Body b on the chord from state s0 to s1 at the fraction u. */
 static ibBody body_on_chord(const ibBody* b, const ibRigidState* s0, const ibRigidState* s1, double u)
 {
 	ibRigidState st = *s0;
 	st.s = ibMulAdd(s0->s, u, ibSub(s1->s, s0->s));
-	st.q = quat_slerp(s0->q, s1->q, u);
+	ibVec3 a;
+	double t;
+	chord_rotation(s0, s1, &a, &t);
+	double hs = sin(0.5 * u * t);
+	st.q = ibQuatNormalize(ibQuatMul((ibQuat){cos(0.5 * u * t), hs * a.x, hs * a.y, hs * a.z}, s0->q));
 	return body_at(b, &st);
 }
 
@@ -248,8 +256,8 @@ static double ca_pair(ibWorld* w, const Chord* c, int32_t sa, int32_t sb, double
 	body_sizes(w, ba, &ra, &inner);
 	body_sizes(w, bb, &rb, &inner);
 	ibVec3 dsa = ibSub(c->s1[ia].s, c->s0[ia].s), dsb = ibSub(c->s1[ib].s, c->s0[ib].s);
-	double bound = ibLength(ibSub(dsa, dsb)) + quat_angle(c->s0[ia].q, c->s1[ia].q) * ra +
-	               quat_angle(c->s0[ib].q, c->s1[ib].q) * rb; /* over the whole chord */
+	double bound = ibLength(ibSub(dsa, dsb)) + chord_angle(&c->s0[ia], &c->s1[ia]) * ra +
+	               chord_angle(&c->s0[ib], &c->s1[ib]) * rb; /* over the whole chord */
 	if (!(bound > 0.0)) return c->t1;
 	double u = 0.0, uMax = (tMax - c->t0) / T;
 	ibGjkCache cache = {0};
@@ -277,7 +285,7 @@ static double ca_earliest(ibWorld* w, const Chord* c, int32_t* outA, int32_t* ou
 		if (!b->inUse || !ib_is_dynamic(b) || b->shapeCount == 0) continue;
 		double radius, inner;
 		body_sizes(w, b, &radius, &inner);
-		double rot = quat_angle(c->s0[i].q, c->s1[i].q) * radius;
+		double rot = chord_angle(&c->s0[i], &c->s1[i]) * radius;
 		double motion = ibLength(ibSub(c->s1[i].s, c->s0[i].s)) + rot;
 		if (!(motion > 0.5 * inner)) continue; /* the discrete penetration test sees it */
 		ibBody b0 = body_at(b, &c->s0[i]), b1 = body_at(b, &c->s1[i]);
