@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "collision/collision_world_internal.h"
+#include "ibdyn/scene.h"
 
 #ifndef IBDYN_SLOW_TESTS
 #define IBDYN_SLOW_TESTS 1
@@ -687,13 +688,49 @@ static void test_errors_and_draw(void** st)
 	ibDestroyWorld(w);
 }
 
+/* scene format: the world's collision attributes load, are validated and survive a save/load round trip */
+static void test_scene_attributes(void** st)
+{
+	(void)st;
+	const char* xml = "<ibdyn version=\"1\"><world collision=\"false\" contact_tolerance=\"0.002\" broadphase=\"tree\" "
+	                  "toi=\"bisection\" conservative_advancement=\"false\" max_toi_substeps=\"3\" "
+	                  "max_toi_iterations=\"11\"/></ibdyn>";
+	ibWorldId w;
+	char err[256];
+	assert_int_equal(ibLoadSceneFromMemory(xml, strlen(xml), "t", NULL, &w, NULL, err, sizeof err), IB_OK);
+	ibCollisionSettings c = ibWorld_GetCollisionSettings(w);
+	assert_false(c.enabled);
+	assert_true(c.contactTolerance == 0.002);
+	assert_int_equal(c.broadphase, IB_BROADPHASE_DYNAMIC_TREE);
+	assert_int_equal(c.toiMode, IB_TOI_BISECTION);
+	assert_false(c.conservativeAdvancement);
+	assert_int_equal(c.maxToiSubsteps, 3);
+	assert_int_equal(c.maxToiIterations, 11);
+	char* out = NULL;
+	assert_int_equal(ibSaveSceneToMemory(w, NULL, &out, err, sizeof err), IB_OK);
+	ibWorldId w2;
+	assert_int_equal(ibLoadSceneFromMemory(out, strlen(out), "t2", NULL, &w2, NULL, err, sizeof err), IB_OK);
+	ibCollisionSettings c2 = ibWorld_GetCollisionSettings(w2);
+	assert_true(c2.enabled == c.enabled && c2.contactTolerance == c.contactTolerance && c2.broadphase == c.broadphase &&
+	            c2.toiMode == c.toiMode && c2.conservativeAdvancement == c.conservativeAdvancement &&
+	            c2.maxToiSubsteps == c.maxToiSubsteps && c2.maxToiIterations == c.maxToiIterations);
+	free(out);
+	ibDestroyWorld(w);
+	ibDestroyWorld(w2);
+	const char* bad = "<ibdyn version=\"1\"><world contact_tolerance=\"-1\"/></ibdyn>";
+	assert_int_not_equal(ibLoadSceneFromMemory(bad, strlen(bad), "t3", NULL, &w, NULL, err, sizeof err), IB_OK);
+	const char* bad2 = "<ibdyn version=\"1\"><world toi=\"sometimes\"/></ibdyn>";
+	assert_int_not_equal(ibLoadSceneFromMemory(bad2, strlen(bad2), "t4", NULL, &w, NULL, err, sizeof err), IB_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_filter),         cmocka_unit_test(test_events),
 	    cmocka_unit_test(test_raycast),        cmocka_unit_test(test_raycast_round),
 	    cmocka_unit_test(test_overlap_closest), cmocka_unit_test(test_errors_and_draw),
-	    cmocka_unit_test(test_scene_sap),      cmocka_unit_test(test_scene_tree),
+	    cmocka_unit_test(test_scene_attributes), cmocka_unit_test(test_scene_sap),
+	    cmocka_unit_test(test_scene_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
