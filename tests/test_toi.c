@@ -236,6 +236,69 @@ static void test_spinning(void** st)
 	ibDestroyWorld(w);
 }
 
+/* the step with detection and TOI allocates nothing once warm: 200 spheres flying through each other and
+ * past static walls (zero gravity, periodic wrap-around by teleports), counting allocator hooks */
+static size_t g_allocs;
+static void* count_alloc(size_t n, void* ctx)
+{
+	(void)ctx;
+	++g_allocs;
+	return malloc(n);
+}
+static void* count_realloc(void* p, size_t o, size_t n, void* ctx)
+{
+	(void)o, (void)ctx;
+	++g_allocs;
+	return realloc(p, n);
+}
+static void count_free(void* p, size_t n, void* ctx)
+{
+	(void)n, (void)ctx;
+	free(p);
+}
+
+static void test_no_allocation_when_warm(void** st)
+{
+	(void)st;
+	ibWorldDef wd = ibDefaultWorldDef();
+	wd.gravity = ibV3(0, 0, 0);
+	wd.allocFn = count_alloc;
+	wd.reallocFn = count_realloc;
+	wd.freeFn = count_free;
+	ibWorldId w = ibCreateWorld(&wd);
+	enum { N = 200 };
+	ibBodyId b[N];
+	uint64_t rng = 5;
+	for (int i = 0; i < N; ++i) {
+		double u[6];
+		for (int k = 0; k < 6; ++k) {
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			u[k] = (double)(rng >> 11) / 9007199254740992.0;
+		}
+		/* velocities are multiples of 3 m/s = 10 m per 200 steps: steps 200-399 repeat steps 0-199 */
+		ibVec3 v = ibV3(3.0 * floor(5 * u[3] - 2.5), 3.0 * floor(5 * u[4] - 2.5), 3.0 * floor(13 * u[5] - 6.5));
+		add_sphere(w, ibV3(10 * u[0], 10 * u[1], 10 * u[2]), v, 0.2, &b[i]);
+	}
+	for (int i = 0; i < 10; ++i) add_static_box(w, ibV3(i, 5, 5), ibV3(0.005, 5, 5));
+	int toi = 0;
+	for (int step = 0; step < 400; ++step) {
+		if (step == 200) g_allocs = 0;
+		assert_int_equal(ibWorld_Step(w, 1.0 / 60.0), IB_OK);
+		toi += ibWorld_GetCollisionStats(w).toiSubsteps;
+		for (int i = 0; i < N; ++i) { /* wrap around the 10 m cube */
+			ibVec3 p = ibBody_GetPosition(b[i]), q = p;
+			q.x = p.x - 10.0 * floor(p.x / 10.0);
+			q.y = p.y - 10.0 * floor(p.y / 10.0);
+			q.z = p.z - 10.0 * floor(p.z / 10.0);
+			if (q.x != p.x || q.y != p.y || q.z != p.z) ibBody_SetTransform(b[i], q, IB_QUAT_IDENTITY);
+		}
+	}
+	printf("200 spheres, 400 steps: %d TOI sub-steps, %zu allocations in steps 200-399\n", toi, g_allocs);
+	assert_true(toi > 10);
+	assert_int_equal(g_allocs, 0);
+	ibDestroyWorld(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +306,7 @@ int main(void)
 	    cmocka_unit_test(test_drop_interpolation_ca), cmocka_unit_test(test_drop_bisection_ca),
 	    cmocka_unit_test(test_drop_off),          cmocka_unit_test(test_bullet),
 	    cmocka_unit_test(test_bullet_without_ca_tunnels), cmocka_unit_test(test_spinning),
+	    cmocka_unit_test(test_no_allocation_when_warm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
