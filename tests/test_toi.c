@@ -5,7 +5,8 @@
  * (2) a bullet: a sphere at 1000 m/s with h = 1/60 towards a 1 cm wall: conservative advancement stops
  * the sub-step at the first contact (analytic time), the contact set holds the sphere on the near side
  * of the wall within eps_c and a begin-touch event is reported; without conservative advancement the
- * sphere passes the wall unseen (which is why the test can fail). */
+ * sphere passes the wall unseen (which is why the test can fail); (3) a fast kinematic paddle, a
+ * spinning rod, and a stepped scene that allocates nothing once warm. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -299,6 +300,34 @@ static void test_no_allocation_when_warm(void** st)
 	ibDestroyWorld(w);
 }
 
+/* a fast kinematic paddle (1 cm thick, 300 m/s) towards a resting dynamic box: stopped at first contact */
+static void test_kinematic_paddle(void** st)
+{
+	(void)st;
+	const double eps = 1e-4, v = 300.0;
+	ibWorldId w = make_world(ibV3(0, 0, 0), IB_TOI_INTERPOLATION, true);
+	ibBodyDef bd = ibDefaultBodyDef();
+	bd.type = IB_BODY_KINEMATIC;
+	bd.position = ibV3(-2, 0, 0);
+	bd.linearVelocity = ibV3(v, 0, 0);
+	ibBodyId k = ibCreateBody(w, &bd);
+	ibShapeDef sd = ibDefaultShapeDef();
+	ibBox paddle = {ibV3(0.005, 0.5, 0.5)};
+	ibCreateBoxShape(k, &sd, &paddle);
+	bd = ibDefaultBodyDef();
+	bd.type = IB_BODY_DYNAMIC;
+	ibBodyId d = ibCreateBody(w, &bd);
+	ibBox box = {ibV3(0.1, 0.1, 0.1)};
+	ibCreateBoxShape(d, &sd, &box);
+	assert_int_equal(ibWorld_Step(w, 1.0 / 60.0), IB_OK);
+	ibCollisionStats cs = ibWorld_GetCollisionStats(w);
+	double tc = (2.0 - 0.1 - 0.005) / v;
+	printf("kinematic paddle: t_contact %.9f s (analytic %.9f s)\n", cs.firstToi, tc);
+	assert_true(fabs(cs.firstToi - tc) <= 1.001 * eps / v);
+	assert_int_equal(ibWorld_GetContactCount(w), 1);
+	ibDestroyWorld(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,7 +335,7 @@ int main(void)
 	    cmocka_unit_test(test_drop_interpolation_ca), cmocka_unit_test(test_drop_bisection_ca),
 	    cmocka_unit_test(test_drop_off),          cmocka_unit_test(test_bullet),
 	    cmocka_unit_test(test_bullet_without_ca_tunnels), cmocka_unit_test(test_spinning),
-	    cmocka_unit_test(test_no_allocation_when_warm),
+	    cmocka_unit_test(test_kinematic_paddle), cmocka_unit_test(test_no_allocation_when_warm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

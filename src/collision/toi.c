@@ -282,7 +282,7 @@ static double ca_earliest(ibWorld* w, const Chord* c, int32_t* outA, int32_t* ou
 	*outA = *outB = -1;
 	for (int32_t i = 0; i < w->bodyHigh; ++i) {
 		const ibBody* b = &w->bodies[i];
-		if (!b->inUse || !ib_is_dynamic(b) || b->shapeCount == 0) continue;
+		if (!b->inUse || b->type == IB_BODY_STATIC || b->shapeCount == 0) continue; /* dynamic or kinematic */
 		double radius, inner;
 		body_sizes(w, b, &radius, &inner);
 		double rot = chord_angle(&c->s0[i], &c->s1[i]) * radius;
@@ -300,6 +300,7 @@ static double ca_earliest(ibWorld* w, const Chord* c, int32_t* outA, int32_t* ou
 				int32_t o = ib_broadphase_user_id(cw->bp, cw->caProxies[k]);
 				const ibShape* os = &w->shapes[o];
 				if (os->body == i || !ib_collision_bodies_may_collide(w, i, os->body)) continue;
+				if (!ib_is_dynamic(b) && !ib_is_dynamic(&w->bodies[os->body])) continue;
 				if (!ib_collision_filter_test((ibCollisionFilter){sh->filter.categoryBits, sh->filter.maskBits,
 				                                                  sh->filter.groupIndex},
 				                              (ibCollisionFilter){os->filter.categoryBits, os->filter.maskBits,
