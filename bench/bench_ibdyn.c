@@ -47,6 +47,7 @@ int bench_run_ibdyn(const BenchModel* m, double h, int steps, double tol, const 
 	if (!bodies || !jointA || !jointB || !localA || !localB || !pos || !quat || !lin || !ang) goto done;
 
 	ibWorldDef wd = ibDefaultWorldDef();
+	wd.collision.enabled = false; /* joint-only model: no contacts between links */
 	wd.gravity = v3(m->gravity);
 	wd.solver.method = e->method;
 	wd.solver.warmStart = e->warmStart;

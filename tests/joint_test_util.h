@@ -55,6 +55,7 @@ static inline ibVec3 jt_rand_perp(jtRng* r, ibVec3 n)
 static inline ibWorldId jt_world(ibVec3 gravity)
 {
 	ibWorldDef wd = ibDefaultWorldDef();
+	wd.collision.enabled = false; /* joint-only model: no contacts between links */
 	wd.gravity = gravity;
 	ibWorldId w = ibCreateWorld(&wd);
 	assert_true(ibWorld_IsValid(w));

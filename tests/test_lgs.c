@@ -85,6 +85,7 @@ static int destroy_worlds(void** state)
 static ibWorldId make_world(const ibSolverSettings* s)
 {
 	ibWorldDef wd = ibDefaultWorldDef();
+	wd.collision.enabled = false; /* joint-only model: no contacts between links */
 	wd.solver = *s;
 	return track(ibCreateWorld(&wd));
 }
@@ -400,6 +401,7 @@ static MemUse mem_use(TreeShape shape, int n, ibJointSolver method, bool plain)
 	static Counter c; /* static: the teardown may free into it after a failed assertion */
 	memset(&c, 0, sizeof c);
 	ibWorldDef wd = ibDefaultWorldDef();
+	wd.collision.enabled = false; /* joint-only model: no contacts between links */
 	wd.solver.method = method;
 	if (plain) { /* memory does not depend on the iteration counts: keep these worlds cheap */
 		wd.solver.warmStart = false;

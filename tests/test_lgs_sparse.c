@@ -48,6 +48,7 @@ static ibSolverSettings settings(ibJointSolver method, double tol, int cap)
 static ibWorldId make_world(const ibSolverSettings* s)
 {
 	ibWorldDef wd = ibDefaultWorldDef();
+	wd.collision.enabled = false; /* joint-only model: no contacts between links */
 	wd.solver = *s;
 	ibWorldId w = ibCreateWorld(&wd);
 	assert_true(ibWorld_IsValid(w));
@@ -195,6 +196,7 @@ static void test_trees_agree_with_tree_solver(void** state)
 static ibWorldId loop_world(void)
 {
 	ibWorldDef wd = ibDefaultWorldDef();
+	wd.collision.enabled = false; /* joint-only model: no contacts between links */
 	wd.solver.method = IB_SOLVER_LGS_SPARSE;
 	ibWorldId w = ibCreateWorld(&wd);
 	assert_true(ibWorld_IsValid(w));
@@ -317,6 +319,7 @@ static void test_impossible_drive(void** state)
 {
 	(void)state;
 	ibWorldDef wd = ibDefaultWorldDef();
+	wd.collision.enabled = false; /* joint-only model: no contacts between links */
 	wd.solver.method = IB_SOLVER_LGS_SPARSE;
 	wd.solver.maxPositionIterations = 50;
 	ibWorldId w = ibCreateWorld(&wd);
@@ -439,6 +442,7 @@ static void test_allocations(void** state)
 	(void)state;
 	Counter c = {0};
 	ibWorldDef wd = ibDefaultWorldDef();
+	wd.collision.enabled = false; /* joint-only model: no contacts between links */
 	wd.solver.method = IB_SOLVER_LGS_SPARSE;
 	wd.allocFn = count_alloc;
 	wd.reallocFn = count_realloc;
@@ -472,6 +476,7 @@ static void test_method_validation(void** state)
 {
 	(void)state;
 	ibWorldDef wd = ibDefaultWorldDef();
+	wd.collision.enabled = false; /* joint-only model: no contacts between links */
 	wd.solver.method = IB_SOLVER_LGS_SPARSE;
 	ibWorldId w = ibCreateWorld(&wd);
 	assert_true(ibWorld_IsValid(w));

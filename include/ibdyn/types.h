@@ -51,10 +51,46 @@ typedef struct ibSolverSettings {
 	int maxStepSubdivisions;      /**< if the joint corrections do not converge, redo the step as 2 halves, up to this depth (0 = never) */
 } ibSolverSettings;
 
+/** Broadphase algorithm (§4.5.1.1). Both give the same pair set. */
+typedef enum ibBroadphaseMethod {
+	IB_BROADPHASE_SWEEP_AND_PRUNE = 0, /**< sweep and prune on three axes with temporal coherence (default) */
+	IB_BROADPHASE_DYNAMIC_TREE = 1,    /**< dynamic AABB trees (better for many static shapes and queries) */
+} ibBroadphaseMethod;
+
+/** Time-of-contact search after a step that produced a new penetration deeper than eps_c (§4.1). */
+typedef enum ibToiMode {
+	IB_TOI_OFF = 0,           /**< accept penetrations (the contact solver resolves them next step) */
+	IB_TOI_INTERPOLATION = 1, /**< regula falsi on the signed distance, bisection when it stalls (default) */
+	IB_TOI_BISECTION = 2,     /**< bisection only (does not need the penetration depth) */
+} ibToiMode;
+
+/** Collision settings of a world (ibWorldDef.collision, ibWorld_SetCollisionSettings). */
+typedef struct ibCollisionSettings {
+	double contactTolerance;      /**< eps_c (m), > 0: shapes closer than this are in contact (default 1e-4) */
+	ibBroadphaseMethod broadphase; /**< broadphase algorithm */
+	ibToiMode toiMode;            /**< time-of-contact search mode */
+	bool conservativeAdvancement; /**< bound the motion of fast bodies against the distance so that they cannot
+	                               *   pass thin shapes within one step (default true) */
+	int maxToiSubsteps;           /**< time-of-contact sub-steps per step, >= 0 (default 8); the rest of the step
+	                               *   is then simulated without TOI */
+	int maxToiIterations;         /**< iterations of one time-of-contact search, >= 1 (default 40) */
+	bool enabled;                 /**< run collision detection in ibWorld_Step (default true) */
+} ibCollisionSettings;
+
+/** Per-shape collision filter (§4.5). Two shapes are tested if neither body pair rule forbids it and:
+ * equal non-zero groupIndex: positive always, negative never; otherwise
+ * (categoryA & maskB) != 0 && (categoryB & maskA) != 0. */
+typedef struct ibFilter {
+	uint32_t categoryBits; /**< categories the shape belongs to (default 1) */
+	uint32_t maskBits;     /**< categories it collides with (default all) */
+	int32_t groupIndex;    /**< 0: none */
+} ibFilter;
+
 /** World definition. */
 typedef struct ibWorldDef {
 	ibVec3 gravity;            /**< gravitational acceleration (m/s^2) */
 	ibSolverSettings solver;   /**< solver and integrator settings */
+	ibCollisionSettings collision; /**< collision detection settings */
 	ibAllocFn* allocFn;        /**< allocator hook (NULL = malloc) */
 	ibReallocFn* reallocFn;    /**< reallocation hook (NULL = realloc); set together with allocFn/freeFn */
 	ibFreeFn* freeFn;          /**< free hook (NULL = free) */
@@ -183,6 +219,7 @@ typedef struct ibShapeDef {
 	double density;        /**< density (kg/m^3), > 0; used when mass == 0 */
 	double mass;           /**< explicit shape mass (kg); 0 = from density; otherwise > 0 */
 	ibMaterial material;   /**< surface material */
+	ibFilter filter;       /**< collision filter */
 	void* userData;        /**< user pointer */
 	int internalValue;     /**< set by ibDefaultShapeDef */
 } ibShapeDef;
@@ -218,6 +255,10 @@ typedef struct ibStepStats {
 
 /** Default world definition: gravity (0, 0, -9.81), RK4, eps_d = 1e-6 m, eps_v = 1e-6 m/s. */
 IB_API ibWorldDef ibDefaultWorldDef(void);
+/** Default collision settings: eps_c = 1e-4 m, sweep and prune, TOI by interpolation, conservative advancement on. */
+IB_API ibCollisionSettings ibDefaultCollisionSettings(void);
+/** Default filter: category 1, mask all, group 0. */
+IB_API ibFilter ibDefaultFilter(void);
 /** Default solver settings (as in ibDefaultWorldDef). */
 IB_API ibSolverSettings ibDefaultSolverSettings(void);
 /** Default body definition: static at the origin, identity rotation, zero velocity, no damping, gravity scale 1. */

@@ -1,62 +1,274 @@
-/* The world's collision pipeline. PLACEHOLDER: brute force over all shape pairs (phase 1 is an AABB
- * test only); to be replaced by the broadphase with a persistent pair cache. */
+/* The world's collision pipeline (Chapter 4; step placement: digest §21 items 2 and 8): one broadphase
+ * proxy per shape, synchronised lazily with the shape table and the poses at every detection (no hooks
+ * in the dynamics; grow-only buffers, so no allocation in a steady state), the body-pair rules of the
+ * filter (same body, joints without collideConnected, excluded pairs) on top of the broadphase's
+ * (static-static, groups, categories/masks), a persistent per-pair cache (GJK warm start, touch state)
+ * kept in the broadphase's pair order and merged with the new pair set in one linear pass, the
+ * narrowphase per candidate pair and the touch events. */
 #include <math.h>
 #include <string.h>
 
-#include "collision/collision_world.h"
+#include "collision/collision_world_internal.h"
+#include "joints/joint_internal.h"
 
-typedef struct ibCollisionWorld {
-	ibContactPair* contacts;
-	int32_t contactCount, contactCapacity;
-} ibCollisionWorld;
-
-static ibCollisionWorld* get_cw(ibWorld* w)
+static ibCollisionWorld* cw_create(ibWorld* w)
 {
-	if (!w->collision) {
-		w->collision = ib_alloc(w, sizeof(ibCollisionWorld));
-		if (w->collision) memset(w->collision, 0, sizeof(ibCollisionWorld));
-	}
-	return w->collision;
+	ibCollisionWorld* cw = ib_alloc(w, sizeof *cw);
+	if (!cw) return NULL;
+	memset(cw, 0, sizeof *cw);
+	cw->alloc = (ibBpAllocator){w->allocator.alloc, w->allocator.realloc, w->allocator.free, w->allocator.ctx};
+	cw->method = w->collisionSettings.broadphase;
+	w->collision = cw;
+	return cw;
+}
+
+ibCollisionWorld* ib_collision_world(ibWorld* w) { return w->collision ? w->collision : cw_create(w); }
+
+struct ibBroadphase* ib_collision_broadphase(ibWorld* w) { return w->collision ? w->collision->bp : NULL; }
+
+int32_t ib_collision_shape_proxy(ibWorld* w, int32_t shape)
+{
+	ibCollisionWorld* cw = w->collision;
+	return cw && shape >= 0 && shape < cw->slotCapacity ? cw->slots[shape].proxy : IB_BP_NULL;
 }
 
 void ib_collision_destroy(ibWorld* w)
 {
 	ibCollisionWorld* cw = w->collision;
 	if (!cw) return;
+	if (cw->bp) ib_broadphase_destroy(cw->bp);
+	ib_free(w, cw->slots, (size_t)cw->slotCapacity * sizeof(ibShapeSlot));
+	for (int k = 0; k < 2; ++k) ib_free(w, cw->entries[k], (size_t)cw->entryCapacity[k] * sizeof(ibPairEntry));
 	ib_free(w, cw->contacts, (size_t)cw->contactCapacity * sizeof(ibContactPair));
+	ib_pairkeyset_free(&cw->alloc, &cw->jointPairs);
+	ib_pairkeyset_free(&cw->alloc, &cw->excluded);
+	ib_free(w, cw->exclList, (size_t)cw->exclCapacity * sizeof(ibExcludedPair));
+	ib_free(w, cw->beginEv, (size_t)cw->beginCapacity * sizeof(ibContactTouchEvent));
+	ib_free(w, cw->endEv, (size_t)cw->endCapacity * sizeof(ibContactTouchEvent));
+	ib_free(w, cw->toiStart, (size_t)cw->toiCapacity * sizeof(ibRigidState));
+	ib_free(w, cw->toiEnd, (size_t)cw->toiCapacity * sizeof(ibRigidState));
+	ib_free(w, cw->toiLow, (size_t)cw->toiCapacity * sizeof(ibRigidState));
+	ib_free(w, cw->toiWarm, (size_t)cw->toiWarmCapacity * sizeof(ibVec3));
+	ib_free(w, cw->caProxies, (size_t)cw->caProxyCapacity * sizeof(int32_t));
 	ib_free(w, cw, sizeof *cw);
 	w->collision = NULL;
 }
 
-static bool pair_candidate(const ibWorld* w, int32_t i, int32_t j)
+/* ---------------------------------------------------------------- synchronisation */
+
+static bool aabb_finite(ibAABB a) { return ibVec3_IsFinite(a.lo) && ibVec3_IsFinite(a.hi); }
+
+/* Drop the broadphase (new method): proxies and pair entries are rebuilt at the next sync. */
+static void reset_broadphase(ibWorld* w, ibCollisionWorld* cw)
 {
-	const ibShape *si = &w->shapes[i], *sj = &w->shapes[j];
-	if (si->body == sj->body) return false;
-	const ibBody *bi = &w->bodies[si->body], *bj = &w->bodies[sj->body];
-	if (!ib_is_dynamic(bi) && !ib_is_dynamic(bj)) return false;
-	return ib_aabb_overlap(ib_aabb_fatten(ib_shape_world_aabb(bi, si), w->contactTolerance),
-	                       ib_shape_world_aabb(bj, sj));
+	if (cw->bp) ib_broadphase_destroy(cw->bp);
+	cw->bp = NULL;
+	for (int32_t i = 0; i < cw->slotCapacity; ++i) cw->slots[i] = (ibShapeSlot){IB_BP_NULL, 0, false, {0, 0, 0}, {1, 0, 0, 0}};
+	cw->entryCount = 0;
+	cw->contactCount = 0;
+	(void)w;
 }
+
+static void keyset_clear(ibPairKeySet* s)
+{
+	if (s->slots) memset(s->slots, 0, (size_t)s->capacity * sizeof(uint64_t));
+	s->count = 0;
+}
+
+/* Body pairs of joints that do not ask for collisions; exclusions of destroyed bodies die. */
+static bool sync_body_rules(ibWorld* w, ibCollisionWorld* cw)
+{
+	keyset_clear(&cw->jointPairs);
+	ibJointStore* st = w->joints;
+	if (st)
+		for (int32_t j = 0; j < st->jointHigh; ++j) {
+			const ibJoint* jt = &st->joints[j];
+			if (!jt->inUse || jt->def.collideConnected) continue;
+			int32_t a = jt->def.bodyA.index1 - 1, b = jt->def.bodyB.index1 - 1;
+			if (a < 0 || b < 0 || a == b) continue;
+			if (ib_pairkeyset_insert(&cw->alloc, &cw->jointPairs, ib_pair_key(a, b)) < 0) return false;
+		}
+	for (int32_t k = 0; k < cw->exclCount;) {
+		ibExcludedPair* e = &cw->exclList[k];
+		const ibBody *ba = &w->bodies[e->a], *bb = &w->bodies[e->b];
+		if (ba->inUse && bb->inUse && ba->generation == e->genA && bb->generation == e->genB) {
+			++k;
+			continue;
+		}
+		ib_pairkeyset_remove(&cw->excluded, ib_pair_key(e->a, e->b));
+		cw->exclList[k] = cw->exclList[--cw->exclCount];
+	}
+	return true;
+}
+
+bool ib_collision_bodies_may_collide(ibWorld* w, int32_t a, int32_t b)
+{
+	if (a == b) return false;
+	ibCollisionWorld* cw = w->collision;
+	if (!cw) return true;
+	uint64_t key = ib_pair_key(a, b);
+	return !ib_pairkeyset_contains(&cw->jointPairs, key) && !ib_pairkeyset_contains(&cw->excluded, key);
+}
+
+static ibCollisionFilter to_bp_filter(ibFilter f) { return (ibCollisionFilter){f.categoryBits, f.maskBits, f.groupIndex}; }
+
+ibResult ib_collision_sync(ibWorld* w)
+{
+	ibCollisionWorld* cw = ib_collision_world(w);
+	if (!cw) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
+	if (cw->method != w->collisionSettings.broadphase) {
+		reset_broadphase(w, cw);
+		cw->method = w->collisionSettings.broadphase;
+	}
+	if (!cw->bp) {
+		ibBroadphaseDef d = ib_broadphase_default_def(cw->method == IB_BROADPHASE_DYNAMIC_TREE ? IB_BROADPHASE_TREE
+		                                                                                        : IB_BROADPHASE_SAP);
+		d.allocator = cw->alloc;
+		cw->bp = ib_broadphase_create_def(&d);
+		if (!cw->bp) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory creating the broadphase");
+	}
+	double margin = 0.5 * w->contactTolerance;
+	bool remargin = margin != cw->aabbMargin;
+	cw->aabbMargin = margin;
+	if (w->shapeHigh > cw->slotCapacity) {
+		int32_t old = cw->slotCapacity;
+		if (!ib_grow(w, (void**)&cw->slots, &cw->slotCapacity, w->shapeHigh, sizeof(ibShapeSlot)))
+			return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
+		for (int32_t i = old; i < cw->slotCapacity; ++i)
+			cw->slots[i] = (ibShapeSlot){IB_BP_NULL, 0, false, {0, 0, 0}, {1, 0, 0, 0}};
+	}
+	ibBroadphase* bp = cw->bp;
+	for (int32_t i = 0; i < w->shapeHigh; ++i) {
+		ibShapeSlot* sl = &cw->slots[i];
+		const ibShape* s = &w->shapes[i];
+		if (sl->proxy != IB_BP_NULL && (!s->inUse || sl->generation != s->generation)) {
+			ib_broadphase_remove_proxy(bp, sl->proxy);
+			sl->proxy = IB_BP_NULL;
+		}
+		if (!s->inUse) continue;
+		const ibBody* b = &w->bodies[s->body];
+		ibVec3 p;
+		ibQuat q;
+		ib_shape_world_pose(b, s, &p, &q);
+		bool same = sl->proxy != IB_BP_NULL && sl->poseValid && !remargin && p.x == sl->pos.x && p.y == sl->pos.y &&
+		            p.z == sl->pos.z && q.w == sl->rot.w && q.x == sl->rot.x && q.y == sl->rot.y && q.z == sl->rot.z;
+		if (!same) {
+			ibAABB box = ib_shape_world_aabb(b, s);
+			if (aabb_finite(box)) {
+				box = ib_aabb_fatten(box, margin);
+				if (sl->proxy == IB_BP_NULL) {
+					sl->proxy = ib_broadphase_add_proxy(bp, box, to_bp_filter(s->filter), !ib_is_dynamic(b), i);
+					if (sl->proxy == IB_BP_NULL)
+						return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the broadphase");
+					sl->generation = s->generation;
+				} else {
+					ibVec3 disp = sl->poseValid ? ibSub(p, sl->pos) : IB_VEC3_ZERO;
+					ib_broadphase_move_proxy_predicted(bp, sl->proxy, box, disp);
+				}
+				sl->pos = p;
+				sl->rot = q;
+				sl->poseValid = true;
+			} else {
+				sl->poseValid = false; /* non-finite pose: keep the last box */
+			}
+		}
+		if (sl->proxy != IB_BP_NULL) ib_broadphase_set_filter(bp, sl->proxy, to_bp_filter(s->filter));
+	}
+	if (!sync_body_rules(w, cw)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
+	if (!ib_broadphase_update(bp)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the broadphase");
+	cw->stats.proxyCount = ib_broadphase_proxy_count(bp);
+	return IB_OK;
+}
+
+/* ---------------------------------------------------------------- detection */
+
+static bool push_event(ibWorld* w, ibContactTouchEvent** arr, int32_t* count, int32_t* cap, ibShapeId a, ibShapeId b)
+{
+	if (!ib_grow(w, (void**)arr, cap, *count + 1, sizeof(ibContactTouchEvent))) return false;
+	(*arr)[(*count)++] = (ibContactTouchEvent){a, b};
+	return true;
+}
+
+void ib_collision_begin_events(ibWorld* w)
+{
+	ibCollisionWorld* cw = w->collision;
+	if (cw) cw->beginCount = cw->endCount = 0;
+}
+
+static bool entry_matches(const ibPairEntry* e, ibShapeId a, ibShapeId b)
+{
+	return IB_ID_EQUALS(e->idA, a) && IB_ID_EQUALS(e->idB, b);
+}
+
+#define IB_PAIR_MANIFOLDS 16
 
 ibResult ib_collision_detect(ibWorld* w)
 {
-	ibCollisionWorld* cw = get_cw(w);
-	if (!cw) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
+	ibResult r = ib_collision_sync(w);
+	if (r != IB_OK) return r;
+	ibCollisionWorld* cw = w->collision;
+	int32_t n;
+	const ibPair* pairs = ib_broadphase_pairs(cw->bp, &n);
+	int nxt = 1 - cw->cur;
+	if (!ib_grow(w, (void**)&cw->entries[nxt], &cw->entryCapacity[nxt], n, sizeof(ibPairEntry)))
+		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
+	const ibPairEntry* old = cw->entries[cw->cur];
+	ibPairEntry* out = cw->entries[nxt];
+	int32_t io = 0, oldCount = cw->entryCount, candidates = 0;
 	cw->contactCount = 0;
-	for (int32_t i = 0; i < w->shapeHigh; ++i) {
-		if (!w->shapes[i].inUse) continue;
-		for (int32_t j = i + 1; j < w->shapeHigh; ++j) {
-			if (!w->shapes[j].inUse || !pair_candidate(w, i, j)) continue;
-			ibManifold m;
-			const ibShape *si = &w->shapes[i], *sj = &w->shapes[j];
-			if (ib_shape_pair_collide(&w->bodies[si->body], si, &w->bodies[sj->body], sj, w->contactTolerance, NULL,
-			                          &m, 1) == 0)
-				continue;
-			if (!ib_grow(w, (void**)&cw->contacts, &cw->contactCapacity, cw->contactCount + 1, sizeof(ibContactPair)))
-				return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
-			cw->contacts[cw->contactCount++] = (ibContactPair){i, j, si->body, sj->body, m};
+	bool oom = false;
+	const double tol = w->contactTolerance;
+	for (int32_t k = 0; k < n; ++k) {
+		uint64_t key = ib_pair_key(pairs[k].a, pairs[k].b);
+		int32_t sa = ib_broadphase_user_id(cw->bp, pairs[k].a), sb = ib_broadphase_user_id(cw->bp, pairs[k].b);
+		ibShapeId ida = ib_shape_handle(w, sa), idb = ib_shape_handle(w, sb);
+		while (io < oldCount && old[io].key < key) {
+			if (old[io].touching) oom |= !push_event(w, &cw->endEv, &cw->endCount, &cw->endCapacity, old[io].idA, old[io].idB);
+			++io;
 		}
+		ibPairEntry e;
+		if (io < oldCount && old[io].key == key && entry_matches(&old[io], ida, idb)) {
+			e = old[io++];
+		} else {
+			if (io < oldCount && old[io].key == key) { /* proxy ids reused by other shapes */
+				if (old[io].touching)
+					oom |= !push_event(w, &cw->endEv, &cw->endCount, &cw->endCapacity, old[io].idA, old[io].idB);
+				++io;
+			}
+			memset(&e, 0, sizeof e);
+			e.key = key;
+			e.idA = ida;
+			e.idB = idb;
+		}
+		const ibShape *pa = &w->shapes[sa], *pb = &w->shapes[sb];
+		bool touching = false;
+		if (ib_collision_bodies_may_collide(w, pa->body, pb->body)) {
+			++candidates;
+			if (!ib_grow(w, (void**)&cw->contacts, &cw->contactCapacity, cw->contactCount + IB_PAIR_MANIFOLDS,
+			             sizeof(ibContactPair))) {
+				oom = true;
+			} else {
+				ibManifold m[IB_PAIR_MANIFOLDS];
+				int mc = ib_shape_pair_collide(&w->bodies[pa->body], pa, &w->bodies[pb->body], pb, tol, &e.cache, m,
+				                               IB_PAIR_MANIFOLDS);
+				for (int i = 0; i < mc; ++i)
+					if (m[i].pointCount > 0)
+						cw->contacts[cw->contactCount++] = (ibContactPair){sa, sb, pa->body, pb->body, m[i]};
+				touching = mc > 0;
+			}
+		}
+		if (touching && !e.touching) oom |= !push_event(w, &cw->beginEv, &cw->beginCount, &cw->beginCapacity, ida, idb);
+		if (!touching && e.touching) oom |= !push_event(w, &cw->endEv, &cw->endCount, &cw->endCapacity, ida, idb);
+		e.touching = touching;
+		out[k] = e;
 	}
+	for (; io < oldCount; ++io)
+		if (old[io].touching) oom |= !push_event(w, &cw->endEv, &cw->endCount, &cw->endCapacity, old[io].idA, old[io].idB);
+	cw->cur = nxt;
+	cw->entryCount = n;
+	cw->stats.pairCount = candidates;
+	cw->stats.contactCount = cw->contactCount;
+	if (oom) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
 	return IB_OK;
 }
 
@@ -67,19 +279,85 @@ int ib_collision_contacts(ibWorld* w, ibContactPair** out)
 	return cw ? cw->contactCount : 0;
 }
 
-double ib_collision_max_penetration(ibWorld* w)
+/* Entry of the last detection for a broadphase pair, NULL if none (binary search). */
+static const ibPairEntry* find_entry(const ibCollisionWorld* cw, uint64_t key)
 {
-	double worst = 0.0;
-	for (int32_t i = 0; i < w->shapeHigh; ++i) {
-		if (!w->shapes[i].inUse) continue;
-		for (int32_t j = i + 1; j < w->shapeHigh; ++j) {
-			if (!w->shapes[j].inUse || !pair_candidate(w, i, j)) continue;
-			const ibShape *si = &w->shapes[i], *sj = &w->shapes[j];
-			ibManifold m;
-			if (ib_shape_pair_collide(&w->bodies[si->body], si, &w->bodies[sj->body], sj, 0.0, NULL, &m, 1) == 0)
-				continue;
-			for (int k = 0; k < m.pointCount; ++k) worst = fmax(worst, -m.points[k].separation);
+	const ibPairEntry* e = cw->entries[cw->cur];
+	int32_t lo = 0, hi = cw->entryCount;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (e[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < cw->entryCount && e[lo].key == key ? &e[lo] : NULL;
+}
+
+bool ib_collision_was_touching(ibWorld* w, int32_t shapeA, int32_t shapeB)
+{
+	ibCollisionWorld* cw = w->collision;
+	int32_t pa = ib_collision_shape_proxy(w, shapeA), pb = ib_collision_shape_proxy(w, shapeB);
+	if (!cw || pa == IB_BP_NULL || pb == IB_BP_NULL) return false;
+	const ibPairEntry* e = find_entry(cw, ib_pair_key(pa, pb));
+	if (!e || !e->touching) return false;
+	ibShapeId a = ib_shape_handle(w, shapeA), b = ib_shape_handle(w, shapeB);
+	return entry_matches(e, a, b) || entry_matches(e, b, a);
+}
+
+/* ---------------------------------------------------------------- penetration tests (phases 1-2) */
+
+/* Signed distance of a candidate pair (convex pairs exactly; others from their manifolds). */
+static double pair_separation(ibWorld* w, const ibShape* pa, const ibShape* pb, ibPairCache* cache)
+{
+	const ibBody *ba = &w->bodies[pa->body], *bb = &w->bodies[pb->body];
+	ibConvex ca, cb;
+	if (ib_shape_convex(ba, pa, &ca) && ib_shape_convex(bb, pb, &cb))
+		return ib_convex_query(&ca, &cb, cache ? &cache->gjk : NULL).distance;
+	ibManifold m[IB_PAIR_MANIFOLDS];
+	int mc = ib_shape_pair_collide(ba, pa, bb, pb, w->contactTolerance, cache, m, IB_PAIR_MANIFOLDS);
+	double d = INFINITY;
+	for (int i = 0; i < mc; ++i)
+		for (int k = 0; k < m[i].pointCount; ++k) d = fmin(d, m[i].points[k].separation);
+	return d;
+}
+
+static bool penetration_walk(ibWorld* w, bool onlyNew, ibPenetration* out)
+{
+	out->minSeparation = INFINITY;
+	out->shapeA = out->shapeB = -1;
+	if (ib_collision_sync(w) != IB_OK) return false;
+	ibCollisionWorld* cw = w->collision;
+	int32_t n;
+	const ibPair* pairs = ib_broadphase_pairs(cw->bp, &n);
+	ibPairEntry* old = cw->entries[cw->cur];
+	int32_t io = 0;
+	for (int32_t k = 0; k < n; ++k) {
+		uint64_t key = ib_pair_key(pairs[k].a, pairs[k].b);
+		int32_t sa = ib_broadphase_user_id(cw->bp, pairs[k].a), sb = ib_broadphase_user_id(cw->bp, pairs[k].b);
+		while (io < cw->entryCount && old[io].key < key) ++io;
+		ibPairEntry* e = NULL;
+		if (io < cw->entryCount && old[io].key == key &&
+		    entry_matches(&old[io], ib_shape_handle(w, sa), ib_shape_handle(w, sb)))
+			e = &old[io];
+		if (onlyNew && e && e->touching) continue;
+		const ibShape *pa = &w->shapes[sa], *pb = &w->shapes[sb];
+		if (!ib_collision_bodies_may_collide(w, pa->body, pb->body)) continue;
+		double d = pair_separation(w, pa, pb, e ? &e->cache : NULL);
+		if (d < out->minSeparation) {
+			out->minSeparation = d;
+			out->shapeA = sa;
+			out->shapeB = sb;
 		}
 	}
-	return worst;
+	return true;
+}
+
+bool ib_collision_penetration(ibWorld* w, ibPenetration* out) { return penetration_walk(w, true, out); }
+
+double ib_collision_max_penetration(ibWorld* w)
+{
+	ibPenetration p;
+	if (!penetration_walk(w, false, &p)) return 0.0;
+	return p.minSeparation < 0.0 ? -p.minSeparation : 0.0;
 }

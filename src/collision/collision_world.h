@@ -66,10 +66,8 @@ typedef struct ibContactPair {
 	ibManifold manifold;
 } ibContactPair;
 
-/* Settings of collision detection (world-level; public API may expose them). */
-typedef struct ibCollisionSettings {
-	double contactTolerance; /* eps_c (m): points closer than this are contacts */
-} ibCollisionSettings;
+/* Settings of collision detection: the public ibCollisionSettings (include/ibdyn/types.h; its first
+ * field is contactTolerance = eps_c), kept in w->collisionSettings with w->contactTolerance in sync. */
 
 /* Phases 1-3 at the current body states: refreshes the world's contact set. */
 ibResult ib_collision_detect(ibWorld* w);
@@ -79,5 +77,42 @@ int ib_collision_contacts(ibWorld* w, ibContactPair** out);
 double ib_collision_max_penetration(ibWorld* w);
 /* Free the world's collision data (world destruction). */
 void ib_collision_destroy(ibWorld* w);
+
+/* ---- additions of the pipeline (collision_world.c, collision_api.c, toi.c) */
+
+/* Check public collision settings; message into msg. */
+ibResult ib_validate_collision(const ibCollisionSettings* s, char* msg, size_t n);
+/* Result of a penetration test (phases 1-2 only): the pairs not touching at the last detection. */
+typedef struct ibPenetration {
+	double minSeparation; /* smallest signed distance of such a pair within eps_c of its AABB (+inf: none) */
+	int32_t shapeA, shapeB; /* that pair (shape indices), -1 if none */
+} ibPenetration;
+/* Penetration test at the current poses over the pairs that were not touching at the last
+ * ib_collision_detect (new contacts); touching pairs belong to the contact solver. false: out of memory. */
+bool ib_collision_penetration(ibWorld* w, ibPenetration* out);
+/* Bring the broadphase up to the current shape table and poses (no narrowphase). */
+ibResult ib_collision_sync(ibWorld* w);
+/* The filter rules for two shapes of different bodies beyond the broadphase's (same body, joints
+ * without collideConnected, excluded body pairs); valid after ib_collision_sync. */
+bool ib_collision_bodies_may_collide(ibWorld* w, int32_t bodyA, int32_t bodyB);
+/* True if the shape pair (indices) was touching at the last ib_collision_detect. */
+bool ib_collision_was_touching(ibWorld* w, int32_t shapeA, int32_t shapeB);
+/* Clear the touch events (start of a step / ibWorld_Collide); detections then append. */
+void ib_collision_begin_events(ibWorld* w);
+/* The world's broadphase (NULL before the first sync). */
+struct ibBroadphase* ib_collision_broadphase(ibWorld* w);
+/* Proxy of a shape index (IB_BP_NULL if none). */
+int32_t ib_collision_shape_proxy(ibWorld* w, int32_t shape);
+
+/* ---- toi.c: the time step with collision detection (§4.1, digest §21 items 2 and 8) */
+
+/* A phase of the step over length h (step.c): the detection at t0 (+ contact resolution), and the
+ * motion (joint correction, free motion, velocity correction). */
+typedef void ibStepPhaseFn(ibWorld* w, double h);
+/* Run a step of length h as sub-steps: at each sub-step start atT0 (collision detection at t0), then
+ * motion; if the motion makes a pair that was not touching at t0 penetrate deeper than eps_c, or a fast
+ * body would pass a shape (conservative advancement), undo it, search the time of contact and end the
+ * sub-step there; the rest of the step follows (at most maxToiSubsteps times). */
+void ib_toi_step(ibWorld* w, double h, ibStepPhaseFn* atT0, ibStepPhaseFn* motion);
 
 #endif

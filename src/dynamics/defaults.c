@@ -20,11 +20,27 @@ ibSolverSettings ibDefaultSolverSettings(void)
 	return s;
 }
 
+ibCollisionSettings ibDefaultCollisionSettings(void)
+{
+	ibCollisionSettings c;
+	c.contactTolerance = 1e-4;
+	c.broadphase = IB_BROADPHASE_SWEEP_AND_PRUNE;
+	c.toiMode = IB_TOI_INTERPOLATION;
+	c.conservativeAdvancement = true;
+	c.maxToiSubsteps = 8;
+	c.maxToiIterations = 40;
+	c.enabled = true;
+	return c;
+}
+
+ibFilter ibDefaultFilter(void) { return (ibFilter){1u, 0xFFFFFFFFu, 0}; }
+
 ibWorldDef ibDefaultWorldDef(void)
 {
 	ibWorldDef d = {0};
 	d.gravity = ibV3(0.0, 0.0, -9.81);
 	d.solver = ibDefaultSolverSettings();
+	d.collision = ibDefaultCollisionSettings();
 	d.internalValue = IB_DEF_MAGIC;
 	return d;
 }
@@ -47,6 +63,7 @@ ibShapeDef ibDefaultShapeDef(void)
 	d.material.restitution = 0.0;
 	d.material.staticFriction = 0.5;
 	d.material.dynamicFriction = 0.5;
+	d.filter = ibDefaultFilter();
 	d.internalValue = IB_DEF_MAGIC;
 	return d;
 }

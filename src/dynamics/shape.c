@@ -150,6 +150,7 @@ static ibShapeId create_shape(ibBodyId bodyId, const ibShapeDef* d, ibShapeType 
 	s->density = d->density;
 	s->explicitMass = d->mass;
 	s->material = d->material;
+	s->filter = d->filter;
 	s->massData = md;
 	s->userData = d->userData;
 	/* link at the tail (creation order) */

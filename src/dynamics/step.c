@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "collision/collision_world.h"
 #include "dynamics/world.h"
 
 static bool body_finite(const ibBody* b)
@@ -172,6 +173,21 @@ static void higher_order_step(ibWorld* w, double h, int order)
 	w->poseEpoch++;
 }
 
+/* ---- collision detection in the step (digest §21 items 2 and 8; sub-steps and time of contact in
+ * src/collision/toi.c) */
+
+/* Item 2: collision detection at t0 of every (sub-)step; the contact solver's resolution follows it. */
+static void collide_t0(ibWorld* w, double h)
+{
+	(void)h;
+	ib_collision_detect(w);
+}
+
+/* Items 6-7 and 9 over h: joint correction, free motion, velocity correction (with subdivision). */
+static void motion(ibWorld* w, double h) { advance(w, h, 0); }
+
+static bool collision_active(const ibWorld* w) { return w->collisionSettings.enabled && w->shapeCount > 0; }
+
 ibResult ibWorld_Step(ibWorldId id, double h)
 {
 	ibWorld* w = ib_world_get(id);
@@ -189,10 +205,15 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 		ib_joints_velocity_correction(w, h); /* project inconsistent velocities first */
 		w->stats.velocityIterations = 0;
 	}
+	bool collide = collision_active(w);
+	if (collide) ib_collision_begin_events(w);
+	if (w->solver.order >= 2 && collide) collide_t0(w, h); /* higher orders: detection at t0, no TOI */
 	if (w->solver.order == 2)
 		midpoint_step(w, h);
 	else if (w->solver.order >= 4)
 		higher_order_step(w, h, w->solver.order);
+	else if (collide)
+		ib_toi_step(w, h, collide_t0, motion);
 	else
 		advance(w, h, 0);
 	w->canSubdivide = false;

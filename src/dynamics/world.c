@@ -77,6 +77,8 @@ ibResult ibValidateWorldDef(const ibWorldDef* def, char* msg, size_t n)
 		if (msg) snprintf(msg, n, "allocFn and freeFn must be set together");
 		return IB_ERR_INVALID_ARGUMENT;
 	}
+	ibResult r = ib_validate_collision(&def->collision, msg, n);
+	if (r != IB_OK) return r;
 	return ib_validate_solver(&def->solver, msg, n);
 }
 
@@ -114,7 +116,8 @@ ibWorldId ibCreateWorld(const ibWorldDef* def)
 	w->bodyFree = IB_NULL_INDEX;
 	w->shapeFree = IB_NULL_INDEX;
 	w->stats.converged = true;
-	w->contactTolerance = 1e-4;
+	w->collisionSettings = def->collision;
+	w->contactTolerance = def->collision.contactTolerance;
 	w->poseEpoch = 1;
 	w->slot = (uint16_t)slot;
 	w->generation = (uint16_t)(s_generations[slot] + 1u);

@@ -72,6 +72,7 @@ typedef struct ibShape {
 	ibQuat localRotation;
 	double density, explicitMass;
 	ibMaterial material;
+	ibFilter filter;     /* collision filter (src/collision) */
 	ibMassData massData; /* in the body's user frame */
 	void* userData;
 } ibShape;
@@ -108,7 +109,8 @@ struct ibWorld {
 
 	struct ibJointStore* joints; /* NULL until the first joint is created */
 	struct ibCollisionWorld* collision; /* NULL until the first detection */
-	double contactTolerance;            /* eps_c (m) of collision detection */
+	double contactTolerance;            /* eps_c (m) of collision detection (= collisionSettings.contactTolerance) */
+	ibCollisionSettings collisionSettings;
 
 	/* step subdivision (step.c): one snapshot per subdivision depth, reused across steps */
 	ibRigidState* snapBodies;

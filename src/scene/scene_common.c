@@ -14,6 +14,10 @@ const ibSceneEnum ibScene_Integrators[] = {
     {"rk4", IB_INTEGRATOR_RK4}, {"cash-karp", IB_INTEGRATOR_CASH_KARP}, {NULL, 0}};
 const ibSceneEnum ibScene_Solvers[] = {
     {"auto", IB_SOLVER_AUTO}, {"iterative", IB_SOLVER_ITERATIVE}, {"lgs", IB_SOLVER_LGS}, {"lgs-sparse", IB_SOLVER_LGS_SPARSE}, {NULL, 0}};
+const ibSceneEnum ibScene_Broadphases[] = {
+    {"sap", IB_BROADPHASE_SWEEP_AND_PRUNE}, {"tree", IB_BROADPHASE_DYNAMIC_TREE}, {NULL, 0}};
+const ibSceneEnum ibScene_ToiModes[] = {
+    {"off", IB_TOI_OFF}, {"interpolation", IB_TOI_INTERPOLATION}, {"bisection", IB_TOI_BISECTION}, {NULL, 0}};
 const ibSceneEnum ibScene_JointTypes[] = {{"ball", IB_JOINT_BALL},
                                           {"line", IB_JOINT_LINE},
                                           {"plane", IB_JOINT_PLANE},

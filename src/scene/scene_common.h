@@ -57,6 +57,8 @@ extern const ibSceneEnum ibScene_BodyTypes[];
 extern const ibSceneEnum ibScene_Integrators[];
 /** Joint solver methods: auto, iterative, lgs (terminated by {NULL, 0}). */
 extern const ibSceneEnum ibScene_Solvers[];
+extern const ibSceneEnum ibScene_Broadphases[];
+extern const ibSceneEnum ibScene_ToiModes[];
 /** Joint types: ball, line, ..., velocity (terminated by {NULL, 0}). */
 extern const ibSceneEnum ibScene_JointTypes[];
 /** Motor modes of <motor>: position, velocity (terminated by {NULL, 0}; "off" is not a file value). */

@@ -85,6 +85,9 @@ typedef struct worldAttrs {
 	ibSolverSettings solver;
 	int integrator;
 	int method;
+	ibCollisionSettings collision;
+	int broadphase;
+	int toiMode;
 } worldAttrs;
 
 /* clang-format off */
@@ -104,18 +107,31 @@ static const ibSceneAttr worldAttrTable[] = {
 	WORLD_ATTR("warm_start", IB_ATTR_BOOL, solver.warmStart),
 	WORLD_ATTR("order", IB_ATTR_INT, solver.order),
 	WORLD_ATTR("max_step_subdivisions", IB_ATTR_INT, solver.maxStepSubdivisions),
+	WORLD_ATTR("collision", IB_ATTR_BOOL, collision.enabled),
+	WORLD_ATTR("contact_tolerance", IB_ATTR_REAL, collision.contactTolerance),
+	{.name = "broadphase", .kind = IB_ATTR_ENUM, .offset = offsetof(worldAttrs, broadphase), .values = ibScene_Broadphases},
+	{.name = "toi", .kind = IB_ATTR_ENUM, .offset = offsetof(worldAttrs, toiMode), .values = ibScene_ToiModes},
+	WORLD_ATTR("conservative_advancement", IB_ATTR_BOOL, collision.conservativeAdvancement),
+	WORLD_ATTR("max_toi_substeps", IB_ATTR_INT, collision.maxToiSubsteps),
+	WORLD_ATTR("max_toi_iterations", IB_ATTR_INT, collision.maxToiIterations),
 };
 /* clang-format on */
 
 static bool readWorld(ibSceneLoader* L, const xmlNode* node)
 {
-	worldAttrs a = {L->def.gravity, L->def.solver, (int)L->def.solver.integrator, (int)L->def.solver.method};
+	worldAttrs a = {L->def.gravity,         L->def.solver,
+	                (int)L->def.solver.integrator, (int)L->def.solver.method,
+	                L->def.collision,       (int)L->def.collision.broadphase,
+	                (int)L->def.collision.toiMode};
 	ibSceneAttrSet set = {worldAttrTable, (int)(sizeof worldAttrTable / sizeof worldAttrTable[0]), &a, NULL};
 	if (!ibScene_CheckContent(L->err, node, false) || !ibScene_ReadAttributes(L->err, node, &set, 1)) return false;
 	L->def.gravity = a.gravity;
 	L->def.solver = a.solver;
 	L->def.solver.integrator = (ibIntegrator)a.integrator;
 	L->def.solver.method = (ibJointSolver)a.method;
+	L->def.collision = a.collision;
+	L->def.collision.broadphase = (ibBroadphaseMethod)a.broadphase;
+	L->def.collision.toiMode = (ibToiMode)a.toiMode;
 	L->worldNode = node;
 	return true;
 }

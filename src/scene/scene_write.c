@@ -167,6 +167,18 @@ static void writeWorld(ibSceneWriter* w, ibWorldId world)
 	ibSceneW_AttrText(w, "warm_start", s.warmStart ? "true" : "false");
 	ibSceneW_AttrInt(w, "order", s.order);
 	ibSceneW_AttrInt(w, "max_step_subdivisions", s.maxStepSubdivisions);
+	/* collision settings only where they differ from the defaults (older files stay byte-identical) */
+	ibCollisionSettings c = ibWorld_GetCollisionSettings(world), d = ibDefaultCollisionSettings();
+	if (c.enabled != d.enabled) ibSceneW_AttrText(w, "collision", c.enabled ? "true" : "false");
+	if (c.contactTolerance != d.contactTolerance) ibSceneW_AttrReal(w, "contact_tolerance", c.contactTolerance);
+	const char* bp = ibScene_EnumName(ibScene_Broadphases, (int)c.broadphase);
+	if (c.broadphase != d.broadphase) ibSceneW_AttrText(w, "broadphase", bp != NULL ? bp : "?");
+	const char* toi = ibScene_EnumName(ibScene_ToiModes, (int)c.toiMode);
+	if (c.toiMode != d.toiMode) ibSceneW_AttrText(w, "toi", toi != NULL ? toi : "?");
+	if (c.conservativeAdvancement != d.conservativeAdvancement)
+		ibSceneW_AttrText(w, "conservative_advancement", c.conservativeAdvancement ? "true" : "false");
+	if (c.maxToiSubsteps != d.maxToiSubsteps) ibSceneW_AttrInt(w, "max_toi_substeps", c.maxToiSubsteps);
+	if (c.maxToiIterations != d.maxToiIterations) ibSceneW_AttrInt(w, "max_toi_iterations", c.maxToiIterations);
 	ibSceneW_Puts(w, "/>\n");
 }
 

@@ -1,0 +1,82 @@
+/* State of the world's collision pipeline (collision_world.c) shared with the public API, the queries
+ * and the time-of-contact search of src/collision. Internal, not installed. */
+#ifndef IBDYN_SRC_COLLISION_WORLD_INTERNAL_H
+#define IBDYN_SRC_COLLISION_WORLD_INTERNAL_H
+
+#include "collision/broadphase.h"
+#include "collision/collision_world.h"
+
+/* Per shape index: its broadphase proxy and the pose its AABB was computed at. */
+typedef struct ibShapeSlot {
+	int32_t proxy; /* IB_BP_NULL: none */
+	uint16_t generation;
+	bool poseValid;
+	ibVec3 pos;
+	ibQuat rot;
+} ibShapeSlot;
+
+/* Persistent data of one broadphase pair, kept sorted by key (the broadphase's pair order). */
+typedef struct ibPairEntry {
+	uint64_t key;          /* ib_pair_key(proxyA, proxyB) */
+	ibShapeId idA, idB;    /* the shapes the proxies belonged to (detects reuse of proxy ids) */
+	ibPairCache cache;     /* GJK warm start */
+	bool touching;         /* touching at the last detection */
+} ibPairEntry;
+
+typedef struct ibExcludedPair {
+	int32_t a, b;            /* body indices */
+	uint16_t genA, genB;     /* their generations (the exclusion dies with a body) */
+} ibExcludedPair;
+
+typedef struct ibCollisionWorld {
+	ibBpAllocator alloc;
+	ibBroadphase* bp;
+	ibBroadphaseMethod method;
+	double aabbMargin; /* proxies' AABBs are fattened by this (eps_c / 2) */
+
+	ibShapeSlot* slots;
+	int32_t slotCapacity;
+
+	ibPairEntry* entries[2];
+	int32_t entryCapacity[2];
+	int32_t entryCount, cur;
+
+	ibContactPair* contacts;
+	int32_t contactCount, contactCapacity;
+
+	ibPairKeySet jointPairs; /* body pairs joined by a joint without collideConnected (rebuilt per sync) */
+	ibPairKeySet excluded;   /* body pairs excluded by ibWorld_SetPairCollision */
+	ibExcludedPair* exclList;
+	int32_t exclCount, exclCapacity;
+
+	ibContactTouchEvent* beginEv;
+	int32_t beginCount, beginCapacity;
+	ibContactTouchEvent* endEv;
+	int32_t endCount, endCapacity;
+
+	ibCollisionStats stats;
+
+	/* time of contact (toi.c): body states at the sub-step start, at its end and at the search's lower
+	 * bound, joint warm-start impulses and step statistics at the sub-step start */
+	ibRigidState *toiStart, *toiEnd, *toiLow;
+	int32_t toiCapacity;
+	ibVec3* toiWarm;
+	int32_t toiWarmCapacity;
+	ibStepStats toiStats;
+	int32_t* caProxies;
+	int32_t caProxyCount, caProxyCapacity;
+} ibCollisionWorld;
+
+/* The world's collision state, created on first use (NULL when out of memory). */
+ibCollisionWorld* ib_collision_world(ibWorld* w);
+/* Public shape handle of a shape index. */
+static inline ibShapeId ib_shape_handle(const ibWorld* w, int32_t index)
+{
+	return (ibShapeId){index + 1, w->slot, w->shapes[index].generation};
+}
+
+/* Ray p0 + t d, t in [0, maxT], against a convex shape (ray_convex.c): true on a hit with the entry
+ * fraction (0 when p0 is inside) and the outward unit normal there. */
+bool ib_ray_convex(const ibConvex* c, ibVec3 p0, ibVec3 d, double maxT, double* t, ibVec3* normal);
+
+#endif
