@@ -1,5 +1,6 @@
-/* The time step (Part VI §21 without collisions): force modules once per step, then joint
- * correction (§3.2.1), free motion (§3.1.2) and velocity correction. If the joint corrections do not
+/* The time step (Part VI §21): force modules once per step, collision detection and resolution at
+ * t0 with this step's contact joints (src/contact), then joint correction (§3.2.1) followed by the
+ * contact joints, free motion (§3.1.2) and velocity correction of joints and contacts. If the joint corrections do not
  * reach their tolerances within the iteration caps, the step is restored and redone as two halves
  * with the same (constant) forces, recursively up to maxStepSubdivisions — as the thesis redoes a
  * step with reduced length at a time of contact (§4.1). Only the position/velocity state moves. */
@@ -70,8 +71,10 @@ static void advance(ibWorld* w, double h, int depth)
 	w->stats.converged = true;
 	w->canSubdivide = snap;
 	ib_joints_position_correction(w, h);
+	ib_contacts_position_correction(w, h);
 	integrate_all(w, h);
 	ib_joints_velocity_correction(w, h);
+	ib_contacts_velocity_correction(w, h);
 	if (w->stats.converged || !snap) {
 		w->stats.converged = w->stats.converged && outer;
 		w->stats.stepSubdivisions += 1;
@@ -98,8 +101,10 @@ static void midpoint_step(ibWorld* w, double h)
 {
 	integrate_all(w, 0.5 * h);
 	ib_joints_position_correction(w, 0.5 * h);
+	ib_contacts_position_correction(w, 0.5 * h);
 	integrate_all(w, 0.5 * h);
 	ib_joints_velocity_correction(w, h);
+	ib_contacts_velocity_correction(w, h);
 	w->stats.stepSubdivisions += 1;
 }
 
@@ -189,6 +194,8 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 		ib_joints_velocity_correction(w, h); /* project inconsistent velocities first */
 		w->stats.velocityIterations = 0;
 	}
+	r = ib_contacts_collide(w, h); /* collisions at t0 and this step's contact joints (Chapter 5) */
+	if (r != IB_OK) return r;
 	if (w->solver.order == 2)
 		midpoint_step(w, h);
 	else if (w->solver.order >= 4)
