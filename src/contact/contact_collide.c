@@ -28,15 +28,16 @@ bool ib_contact_friction_velocity(ibWorld* w, ibContactPoint* c, double dN, doub
 	double stop = s / tKt; /* |p_t,max| of eq. 5.9 */
 	if (c->sticking) {
 		ibVec3 cand = ibMulAdd(c->accT, -stop, t);
-		if (ibLength(cand) <= c->mus * c->accN) {
-			ib_contact_apply(w, c, ibScale(-stop, t));
-			c->accT = cand;
-			return true;
-		}
-		c->sticking = false; /* leaves the friction cone: sliding */
+		double lim = c->mus * c->accN, lc = ibLength(cand);
+		if (lc > lim) cand = ibScale(lim / lc, cand); /* [R] held at the cone's boundary (see contact_joint.c) */
+		ib_contact_apply(w, c, ibSub(cand, c->accT));
+		c->accT = cand;
+		return lc <= lim || s > tol;
 	}
-	double dyn = c->mud * fabs(dN); /* eq. 5.8 */
-	if (dyn <= 0.0) return false;
+	/* eq. 5.8 with the signed normal increment ([R]): the friction follows mu_d times the accumulated
+	 * normal impulse also when the clamp of eq. 5.7 takes some of it back */
+	double dyn = c->mud * dN;
+	if (dyn == 0.0) return false;
 	double mag = dyn;
 	if (dyn >= stop) { /* friction stops the sliding: static from the next iteration on */
 		mag = stop;

@@ -76,15 +76,18 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactPoint* c, d
 		if (!(tKt > 0.0)) return err;
 		double mag = l / (h * tKt);
 		ibVec3 cand = ibMulAdd(c->accT, mag, t);
-		if (ibLength(cand) <= c->mus * c->accN) {
-			ib_contact_apply(w, c, ibScale(mag, t));
-			c->accT = cand;
-			if (l <= eps) return err;
-			*moved = true;
-			return fmax(err, l);
+		double lim = c->mus * c->accN, lc = ibLength(cand);
+		if (lc > lim) { /* [R] outside the cone (eq. 5.10): hold at its boundary; the load of the point may
+		                 * still grow in later sweeps. A point still at the boundary after the step slides
+		                 * from the next step on (its tangential velocity is then not zero). */
+			cand = ibScale(lim / lc, cand);
+			l = 0.0;
 		}
-		c->sticking = false;
-		*moved = true; /* changed to sliding */
+		ib_contact_apply(w, c, ibSub(cand, c->accT));
+		c->accT = cand;
+		if (l <= eps) return err;
+		*moved = true;
+		return fmax(err, l);
 	}
 	/* dynamic friction from this iteration's normal impulse (§5.2.5 at t0) */
 	if (ib_contact_friction_velocity(w, c, dN, w->solver.velocityTolerance)) *moved = true;
