@@ -11,6 +11,16 @@
 #define CT_FOOT_R 0.05     /* corner sphere radius */
 #define CT_FOOT_OUT 0.01   /* how far a foot reaches below the block's box */
 
+static inline ibWorldId ct_world_v(double eps_c, double eps_d, double eps_v)
+{
+	ibWorldDef wd = ibDefaultWorldDef();
+	wd.solver.contact.enabled = true;
+	wd.solver.contact.contactTolerance = eps_c;
+	wd.solver.contact.contactPositionTolerance = eps_d;
+	wd.solver.velocityTolerance = eps_v;
+	return ibCreateWorld(&wd);
+}
+
 static inline ibWorldId ct_world(double h_eps_c, double eps_d)
 {
 	ibWorldDef wd = ibDefaultWorldDef();

@@ -32,7 +32,7 @@ bool ib_contact_friction_velocity(ibWorld* w, ibContactPoint* c, double dN, doub
 		if (lc > lim) cand = ibScale(lim / lc, cand); /* [R] held at the cone's boundary (see contact_joint.c) */
 		ib_contact_apply(w, c, ibSub(cand, c->accT));
 		c->accT = cand;
-		return lc <= lim || s > tol;
+		return lc <= lim; /* at the boundary nothing more can be done in this sweep */
 	}
 	/* eq. 5.8 with the signed normal increment ([R]): the friction follows mu_d times the accumulated
 	 * normal impulse also when the clamp of eq. 5.7 takes some of it back */
