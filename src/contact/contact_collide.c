@@ -129,7 +129,10 @@ ibResult ib_contacts_collide(ibWorld* w, double h)
 	(void)h;
 	const ibContactSettings* set = &w->solver.contact;
 	ibContactStore* cs = w->contactStore;
-	if (cs) cs->count = cs->restingCount = 0;
+	if (cs) {
+		ib_contacts_keep(w, cs);
+		cs->count = cs->restingCount = 0;
+	}
 	if (!set->enabled || w->shapeCount < 2) return IB_OK;
 	w->contactTolerance = set->contactTolerance;
 	ibResult r = ib_collision_detect(w);
@@ -152,6 +155,7 @@ ibResult ib_contacts_collide(ibWorld* w, double h)
 		c->sticking = ibLength(ib_contact_tangential(u, c->n)) <= w->solver.velocityTolerance;
 		if (c->kind == IB_CONTACT_RESTING) cs->restingCount++;
 	}
+	ib_contacts_inherit_anchors(w, cs);
 	w->stats.restingPoints = cs->restingCount;
 	return IB_OK;
 }

@@ -23,7 +23,10 @@ typedef enum ibContactKind {
 typedef struct ibContactPoint {
 	int32_t b1, b2;     /* body indices: b1 = first body (normal towards it) */
 	ibVec3 a, b, n;     /* world points on body 1 / body 2 and unit normal at t0 */
+	int32_t s1, s2;     /* shape indices (matching points of consecutive steps) */
 	ibVec3 la, lb;      /* a, b in the principal frames of body 1 / body 2 (prediction) */
+	ibVec3 ta, tb;      /* static-friction anchors in the same frames: la, lb of the step in which the
+	                     * point started sticking (kept while it sticks, so residuals do not add up) */
 	ibVec3 ln;          /* n in the principal frame of the body it rotates with (nBody) */
 	int nBody;          /* 1 or 2: the normal rotates with this body ([R] digest §18.1) */
 	double e, mus, mud; /* mixed restitution and friction coefficients */
@@ -41,6 +44,8 @@ typedef struct ibContactPoint {
 typedef struct ibContactStore {
 	ibContactPoint* pts;
 	int32_t count, capacity;
+	ibContactPoint* prev; /* last step's points (anchors of sticking points) */
+	int32_t prevCount, prevCapacity;
 	int32_t restingCount;
 	/* predicted poses at t0+h of the bodies (indexed like w->bodies), valid while ver == velVersion */
 	ibVec3* predS;
@@ -55,6 +60,8 @@ ibContactStore* ib_contact_store(ibWorld* w, bool create);
 /* Contact points from the collision detection's contact set at the current poses; false on OOM. */
 bool ib_contacts_build(ibWorld* w, ibContactStore* cs);
 double ib_contact_resting_speed(const ibWorld* w); /* eps_rc */
+void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs);
+void ib_contacts_keep(ibWorld* w, ibContactStore* cs);
 ibVec3 ib_contact_rel_velocity(const ibWorld* w, const ibContactPoint* c);
 void ib_contact_apply(ibWorld* w, const ibContactPoint* c, ibVec3 p);
 /* K_aa + K_bb at given world points (zero blocks for non-dynamic bodies) */

@@ -66,9 +66,13 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactPoint* c, d
 		}
 	}
 	if (c->mus <= 0.0 && c->mud <= 0.0) return err;
-	if (c->sticking) { /* static friction: tangential position correction (§5.3.3) */
-		if (dN != 0.0) predicted_points(w, cs, c, h, &a, &b, &n);
-		ibVec3 dt = ib_contact_tangential(ibSub(b, a), n);
+	if (c->sticking) { /* static friction: tangential position correction (§5.3.3), to the anchors */
+		ibVec3 s1, s2;
+		ibMat3 R1, R2;
+		ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
+		ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
+		n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
+		ibVec3 dt = ib_contact_tangential(ibSub(ibAdd(s2, ibMat3_MulV(R2, c->tb)), ibAdd(s1, ibMat3_MulV(R1, c->ta))), n);
 		double l = ibLength(dt);
 		if (!(l > 0.0)) return err;
 		ibVec3 t = ibScale(1.0 / l, dt);

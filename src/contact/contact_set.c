@@ -22,6 +22,7 @@ void ib_contacts_destroy(ibWorld* w)
 	ibContactStore* cs = w->contactStore;
 	if (!cs) return;
 	ib_free(w, cs->pts, (size_t)cs->capacity * sizeof(ibContactPoint));
+	ib_free(w, cs->prev, (size_t)cs->prevCapacity * sizeof(ibContactPoint));
 	ib_free(w, cs->predS, (size_t)cs->predCapacity * sizeof(ibVec3));
 	ib_free(w, cs->predR, (size_t)cs->predCapacity * sizeof(ibMat3));
 	ib_free(w, cs->predVer, (size_t)cs->predCapacity * sizeof(uint32_t));
@@ -139,6 +140,44 @@ static bool grow_prediction(ibWorld* w, ibContactStore* cs)
 	return true;
 }
 
+/* The same point in last step's set: same shapes, anchor of body 1 near the new point. Points come
+ * in the same order every step, so the search starts after the last match. */
+static const ibContactPoint* match_prev(const ibWorld* w, ibContactStore* cs, const ibContactPoint* c, int32_t* cursor)
+{
+	double tol = fmax(10.0 * w->solver.contact.contactTolerance, 1e-3);
+	for (int32_t d = 0; d < cs->prevCount; ++d) {
+		int32_t j = (*cursor + d) % cs->prevCount;
+		const ibContactPoint* o = &cs->prev[j];
+		if (o->s1 != c->s1 || o->s2 != c->s2 || ibLengthSq(ibSub(o->la, c->la)) > tol * tol) continue;
+		*cursor = j + 1;
+		return o;
+	}
+	return NULL;
+}
+
+/* Sticking points that persist keep their static-friction anchors (call after classification). */
+void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
+{
+	int32_t cursor = 0;
+	for (int32_t k = 0; k < cs->count && cs->prevCount > 0; ++k) {
+		ibContactPoint* c = &cs->pts[k];
+		if (c->kind != IB_CONTACT_RESTING || !c->sticking) continue;
+		const ibContactPoint* o = match_prev(w, cs, c, &cursor);
+		if (!o) continue;
+		c->ta = o->ta;
+		c->tb = o->tb;
+	}
+}
+
+/* Keep this step's points for the next step (only sticking ones matter). */
+void ib_contacts_keep(ibWorld* w, ibContactStore* cs)
+{
+	cs->prevCount = 0;
+	if (!ib_grow(w, (void**)&cs->prev, &cs->prevCapacity, cs->count, sizeof(ibContactPoint))) return;
+	for (int32_t k = 0; k < cs->count; ++k)
+		if (cs->pts[k].kind == IB_CONTACT_RESTING && cs->pts[k].sticking) cs->prev[cs->prevCount++] = cs->pts[k];
+}
+
 bool ib_contacts_build(ibWorld* w, ibContactStore* cs)
 {
 	const ibContactSettings* set = &w->solver.contact;
@@ -173,8 +212,12 @@ bool ib_contacts_build(ibWorld* w, ibContactStore* cs)
 			c->a = m->points[i].pointA;
 			c->b = m->points[i].pointB;
 			c->n = n;
+			c->s1 = pr->shapeA;
+			c->s2 = pr->shapeB;
 			c->la = ibMat3_MulTV(x->R, ibSub(c->a, x->st.s));
 			c->lb = ibMat3_MulTV(y->R, ibSub(c->b, y->st.s));
+			c->ta = c->la;
+			c->tb = c->lb;
 			c->nBody = nBody;
 			c->ln = ibMat3_MulTV(nb->R, n);
 			c->e = e;
