@@ -104,14 +104,16 @@ void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, i
 	*R = cs->predR[i];
 }
 
-/* Bodies joined by a joint do not touch each other (the joint defines their relative motion). */
+/* Bodies joined by a joint do not touch each other unless the joint says collideConnected.
+ * [IMPL] a linear scan over the basic joints per touching pair; the pipeline's filter should take over. */
 static bool jointed(const ibWorld* w, int32_t x, int32_t y)
 {
 	const ibJointStore* st = w->joints;
 	if (!st) return false;
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		const ibBasic* c = &st->basics[k];
-		if ((c->b1 == x && c->b2 == y) || (c->b1 == y && c->b2 == x)) return true;
+		if (((c->b1 == x && c->b2 == y) || (c->b1 == y && c->b2 == x)) && !st->joints[c->joint].def.collideConnected)
+			return true;
 	}
 	return false;
 }
