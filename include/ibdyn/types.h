@@ -63,6 +63,9 @@ typedef struct ibContactSettings {
 	int maxCollisionIterations;       /**< cap on collision-loop sweeps per step (anytime), >= 1 */
 	int maxContactIterations;         /**< cap on contact-joint correction sweeps per step (position and velocity), >= 1 */
 	bool jointVelocitySweeps;         /**< one joint velocity-correction sweep after each collision sweep (§5.4.1) */
+	bool contactGraph;                /**< sweep the points level by level from the static bodies up (§5.2.3) */
+	int shockIterations;              /**< after this many sweeps one shock-propagation pass ends each loop
+	                                   *   (§5.2.4, §5.3.2; 0 = off) */
 } ibContactSettings;
 
 /** Settings of the world's solver and integrator (changeable after creation). */

@@ -45,28 +45,40 @@ bool ib_contact_friction_velocity(ibWorld* w, ibContactPoint* c, double dN, doub
 	}
 	ib_contact_apply(w, c, ibScale(-mag, t));
 	c->accT = ibMulAdd(c->accT, -mag, t);
-	return true;
+	return fabs(mag) * tKt > tol; /* the tangential velocity changed by more than the tolerance */
 }
 
+typedef struct CollideCtx {
+	double tol, rest;
+} CollideCtx;
+
 /* One iteration at one colliding point; true if it applied an impulse. */
-static bool collide_point(ibWorld* w, ibContactPoint* c, double tol, double rest)
+static bool collide_point(ibWorld* w, ibContactStore* cs, ibContactPoint* c, void* ctx)
 {
+	(void)cs;
+	const CollideCtx* x = ctx;
 	double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
 	if (c->kind != IB_CONTACT_COLLIDING) {
-		if (un > -rest) return false;
+		if (un > -x->rest) return false;
 		c->kind = IB_CONTACT_COLLIDING; /* a new collision caused by impulses at other points */
 		c->target = w->solver.contact.restitutionLaw == IB_RESTITUTION_NEWTON ? -c->e * un : 0.0;
 	}
 	double delta = c->target - un;
 	double dN = 0.0;
-	if (fabs(delta) > tol && !(delta < 0.0 && c->accN <= 0.0)) {
+	if (fabs(delta) > x->tol && !(delta < 0.0 && c->accN <= 0.0)) {
 		dN = delta / c->nKn; /* eq. 5.5 */
 		if (c->accN + dN < 0.0) dN = -c->accN; /* eq. 5.7 */
 		c->accN += dN;
 		ib_contact_apply(w, c, ibScale(dN, c->n));
 	}
-	bool fr = ib_contact_friction_velocity(w, c, dN, tol);
+	bool fr = ib_contact_friction_velocity(w, c, dN, x->tol);
 	return dN != 0.0 || fr;
+}
+
+static bool joint_velocity_sweep(ibWorld* w, void* ctx)
+{
+	(void)ctx;
+	return ib_joints_velocity_sweep(w);
 }
 
 void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs)
@@ -89,15 +101,10 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs)
 	w->stats.collidingPoints = colliding;
 	if (colliding == 0) return;
 	bool joints = set->jointVelocitySweeps && w->joints;
-	int it = 0;
-	bool active = true;
-	while (active && it < set->maxCollisionIterations) {
-		++it;
-		active = false;
-		for (int32_t k = 0; k < cs->count; ++k)
-			if (collide_point(w, &cs->pts[k], tol, rest)) active = true;
-		if (joints && ib_joints_velocity_sweep(w)) active = true;
-	}
+	CollideCtx x = {tol, rest};
+	ibContactLoop loop = {collide_point, joints ? joint_velocity_sweep : NULL, &x, set->maxCollisionIterations};
+	bool active = false;
+	int it = ib_contacts_run(w, cs, &loop, &active);
 	if (poisson) { /* restitution impulses as the last iteration (§5.2.2, §5.2.5) */
 		for (int32_t k = 0; k < cs->count; ++k) {
 			ibContactPoint* c = &cs->pts[k];
@@ -142,6 +149,9 @@ ibResult ib_contacts_collide(ibWorld* w, double h)
 	cs = ib_contact_store(w, true);
 	if (!cs || !ib_contacts_build(w, cs)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in contact resolution");
 	w->stats.contactPoints = cs->count;
+	cs->levelCount = 0;
+	if ((set->contactGraph || set->shockIterations > 0) && !ib_contacts_graph(w, cs))
+		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the contact graph");
 	ib_contacts_resolve_collisions(w, cs);
 	/* re-classify: every point that does not separate becomes a contact joint for this step (§5.3) */
 	double rest = ib_contact_resting_speed(w);

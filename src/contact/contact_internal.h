@@ -39,6 +39,10 @@ typedef struct ibContactPoint {
 	double gap;         /* last predicted gap (a' - b')·n' (m); < 0 penetration */
 	uint8_t kind;       /* ibContactKind */
 	bool sticking;      /* static friction (eq. 5.10) */
+	int32_t level;      /* contact-graph level: min of its bodies' levels (contact_graph.c) */
+	uint8_t frozen;     /* shock propagation: 1 or 2 = that body is frozen (K, nKn swapped) */
+	ibMat3 Ksave;
+	double nKnSave;
 } ibContactPoint;
 
 typedef struct ibContactStore {
@@ -53,7 +57,26 @@ typedef struct ibContactStore {
 	uint32_t* predVer;
 	int32_t predCapacity;
 	double predH;
+	/* contact graph (contact_graph.c), grow-only */
+	int32_t *level, *queue, *adjStart, *adj, *order, *levelStart;
+	int32_t levelCapacity, queueCapacity, adjStartCapacity, adjCapacity, orderCapacity, levelStartCapacity;
+	int32_t levelCount; /* 0 = no graph this step */
 } ibContactStore;
+
+/* One of the iterative loops (collisions, contact joints, their velocity correction): point() does one
+ * iteration at one point and returns true if it was outside its tolerance; extra() is the joint sweep. */
+typedef struct ibContactLoop {
+	bool (*point)(ibWorld* w, ibContactStore* cs, ibContactPoint* c, void* ctx);
+	bool (*extra)(ibWorld* w, void* ctx);
+	void* ctx;
+	int cap; /* sweep cap */
+} ibContactLoop;
+
+/* contact_graph.c */
+bool ib_contacts_graph(ibWorld* w, ibContactStore* cs);
+/* Sweeps in contact-graph order until no point moves or the cap; shock propagation pass after
+ * shockIterations sweeps. Returns the sweeps done; *moved: still outside tolerance at the end. */
+int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, bool* moved);
 
 /* contact_set.c */
 ibContactStore* ib_contact_store(ibWorld* w, bool create);

@@ -98,12 +98,37 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactPoint* c, d
 	return err;
 }
 
+typedef struct RestCtx {
+	double h, eps, tol, res;
+} RestCtx;
+
+static bool position_point(ibWorld* w, ibContactStore* cs, ibContactPoint* c, void* ctx)
+{
+	RestCtx* x = ctx;
+	if (c->kind != IB_CONTACT_RESTING) return false;
+	bool moved = false;
+	x->res = fmax(x->res, correct_point(w, cs, c, x->h, x->eps, &moved));
+	return moved;
+}
+
+static bool joint_position_sweep(ibWorld* w, void* ctx)
+{
+	RestCtx* x = ctx;
+	x->res = 0.0; /* a new sweep begins */
+	return ib_joints_position_sweep(w, x->h);
+}
+
+static bool joint_velocity_sweep(ibWorld* w, void* ctx)
+{
+	(void)ctx;
+	return ib_joints_velocity_sweep(w);
+}
+
 void ib_contacts_position_correction(ibWorld* w, double h)
 {
 	ibContactStore* cs = w->contactStore;
 	if (!cs || cs->restingCount == 0) return;
 	const ibContactSettings* set = &w->solver.contact;
-	double eps = set->contactPositionTolerance;
 	ib_contact_invalidate_prediction(w, cs, h);
 	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactPoint* c = &cs->pts[k];
@@ -112,64 +137,50 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 		if (c->kind != IB_CONTACT_RESTING) continue;
 		carry_points(w, c); /* the points at the current instant (a redone or midpoint step moved them) */
 	}
-	bool joints = w->joints != NULL;
-	int it = 0;
-	bool moved = true;
-	double res = 0.0;
-	while (moved && it < set->maxContactIterations) {
-		++it;
-		moved = false;
-		res = 0.0;
-		for (int32_t k = 0; k < cs->count; ++k) {
-			ibContactPoint* c = &cs->pts[k];
-			if (c->kind != IB_CONTACT_RESTING) continue;
-			res = fmax(res, correct_point(w, cs, c, h, eps, &moved));
-		}
-		if (joints && ib_joints_position_sweep(w, h)) moved = true;
-	}
-	w->stats.contactIterations += it;
+	RestCtx x = {h, set->contactPositionTolerance, 0.0, 0.0};
+	ibContactLoop loop = {position_point, w->joints ? joint_position_sweep : NULL, &x, set->maxContactIterations};
+	bool moved = false;
+	w->stats.contactIterations += ib_contacts_run(w, cs, &loop, &moved);
 	if (moved) {
 		w->stats.converged = false;
-		w->stats.contactResidual = fmax(w->stats.contactResidual, res);
+		w->stats.contactResidual = fmax(w->stats.contactResidual, x.res);
 	}
+}
+
+static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactPoint* c, void* ctx)
+{
+	(void)cs;
+	const RestCtx* x = ctx;
+	if (c->kind != IB_CONTACT_RESTING) return false;
+	bool moved = false;
+	double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
+	double dN = 0.0;
+	if (un < 0.0 || (un > 0.0 && c->accVN > 0.0)) {
+		dN = -un / c->nKn;
+		if (c->accVN + dN < 0.0) dN = -c->accVN;
+		c->accVN += dN;
+		c->accN += dN;
+		ib_contact_apply(w, c, ibScale(dN, c->n));
+		if (fabs(un) > x->tol && dN != 0.0) moved = true;
+	}
+	if (ib_contact_friction_velocity(w, c, dN, x->tol)) moved = true;
+	return moved;
 }
 
 void ib_contacts_velocity_correction(ibWorld* w, double h)
 {
-	(void)h;
 	ibContactStore* cs = w->contactStore;
 	if (!cs || cs->restingCount == 0) return;
 	const ibContactSettings* set = &w->solver.contact;
-	double tol = w->solver.velocityTolerance;
 	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactPoint* c = &cs->pts[k];
 		if (c->kind != IB_CONTACT_RESTING) continue;
 		carry_points(w, c); /* contact points at t0+h, carried with their bodies */
 		c->accVN = 0.0;
 	}
-	bool joints = w->joints != NULL;
-	int it = 0;
-	bool moved = true;
-	while (moved && it < set->maxContactIterations) {
-		++it;
-		moved = false;
-		for (int32_t k = 0; k < cs->count; ++k) {
-			ibContactPoint* c = &cs->pts[k];
-			if (c->kind != IB_CONTACT_RESTING) continue;
-			double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
-			double dN = 0.0;
-			if (un < 0.0 || (un > 0.0 && c->accVN > 0.0)) {
-				dN = -un / c->nKn;
-				if (c->accVN + dN < 0.0) dN = -c->accVN;
-				c->accVN += dN;
-				c->accN += dN;
-				ib_contact_apply(w, c, ibScale(dN, c->n));
-				if (fabs(un) > tol && dN != 0.0) moved = true;
-			}
-			if (ib_contact_friction_velocity(w, c, dN, tol)) moved = true;
-		}
-		if (joints && ib_joints_velocity_sweep(w)) moved = true;
-	}
-	w->stats.contactVelocityIterations += it;
+	RestCtx x = {h, set->contactPositionTolerance, w->solver.velocityTolerance, 0.0};
+	ibContactLoop loop = {velocity_point, w->joints ? joint_velocity_sweep : NULL, &x, set->maxContactIterations};
+	bool moved = false;
+	w->stats.contactVelocityIterations += ib_contacts_run(w, cs, &loop, &moved);
 	if (moved) w->stats.converged = false;
 }

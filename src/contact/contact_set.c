@@ -23,6 +23,12 @@ void ib_contacts_destroy(ibWorld* w)
 	if (!cs) return;
 	ib_free(w, cs->pts, (size_t)cs->capacity * sizeof(ibContactPoint));
 	ib_free(w, cs->prev, (size_t)cs->prevCapacity * sizeof(ibContactPoint));
+	ib_free(w, cs->level, (size_t)cs->levelCapacity * sizeof(int32_t));
+	ib_free(w, cs->queue, (size_t)cs->queueCapacity * sizeof(int32_t));
+	ib_free(w, cs->adjStart, (size_t)cs->adjStartCapacity * sizeof(int32_t));
+	ib_free(w, cs->adj, (size_t)cs->adjCapacity * sizeof(int32_t));
+	ib_free(w, cs->order, (size_t)cs->orderCapacity * sizeof(int32_t));
+	ib_free(w, cs->levelStart, (size_t)cs->levelStartCapacity * sizeof(int32_t));
 	ib_free(w, cs->predS, (size_t)cs->predCapacity * sizeof(ibVec3));
 	ib_free(w, cs->predR, (size_t)cs->predCapacity * sizeof(ibMat3));
 	ib_free(w, cs->predVer, (size_t)cs->predCapacity * sizeof(uint32_t));
@@ -76,8 +82,8 @@ ibVec3 ib_contact_rel_velocity(const ibWorld* w, const ibContactPoint* c)
 
 void ib_contact_apply(ibWorld* w, const ibContactPoint* c, ibVec3 p)
 {
-	ib_body_apply_impulse(&w->bodies[c->b1], p, c->a);
-	ib_body_apply_impulse(&w->bodies[c->b2], ibNeg(p), c->b);
+	if (c->frozen != 1) ib_body_apply_impulse(&w->bodies[c->b1], p, c->a);
+	if (c->frozen != 2) ib_body_apply_impulse(&w->bodies[c->b2], ibNeg(p), c->b);
 }
 
 void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h)

@@ -28,6 +28,8 @@ ibSolverSettings ibDefaultSolverSettings(void)
 	s.contact.maxCollisionIterations = 1000;
 	s.contact.maxContactIterations = 1000;
 	s.contact.jointVelocitySweeps = true;
+	s.contact.contactGraph = true;
+	s.contact.shockIterations = 0;
 	return s;
 }
 
