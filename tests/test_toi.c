@@ -266,6 +266,7 @@ static void test_no_allocation_when_warm(void** st)
 	wd.allocFn = count_alloc;
 	wd.reallocFn = count_realloc;
 	wd.freeFn = count_free;
+	wd.solver.contact.enabled = false; /* detection and TOI only: with contact resolution the motion is not periodic */
 	ibWorldId w = ibCreateWorld(&wd);
 	enum { N = 200 };
 	ibBodyId b[N];

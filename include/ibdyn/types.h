@@ -34,6 +34,39 @@ typedef enum ibBodyType {
 	IB_BODY_DYNAMIC = 2,   /**< moved by forces, joints and contacts */
 } ibBodyType;
 
+/** Restitution law of collisions (§5.1.3). */
+typedef enum ibRestitutionLaw {
+	IB_RESTITUTION_NEWTON = 0,  /**< post-impact normal velocity -e times the pre-impact one (eq. 5.2) */
+	IB_RESTITUTION_POISSON = 1, /**< total normal impulse (1 + e) times the compression impulse (eq. 5.3) */
+} ibRestitutionLaw;
+
+/** How the coefficients of two touching shapes combine into the pair's coefficient (§5.1.3, §5.1.4). */
+typedef enum ibMixRule {
+	IB_MIX_PRODUCT = 0, /**< c1 * c2 (the thesis' rule for restitution) */
+	IB_MIX_SUM = 1,     /**< c1 + c2 (the thesis' rule for friction) */
+	IB_MIX_MIN = 2,     /**< min(c1, c2) */
+	IB_MIX_MAX = 3,     /**< max(c1, c2) */
+	IB_MIX_MEAN = 4,    /**< (c1 + c2) / 2 */
+} ibMixRule;
+
+/** Settings of collision and resting-contact resolution (Chapter 5; see docs/contacts.md). */
+typedef struct ibContactSettings {
+	bool enabled;                     /**< resolve collisions and resting contacts between shapes (default true; needs collision detection on) */
+	ibRestitutionLaw restitutionLaw;  /**< Newton (default) or Poisson */
+	ibMixRule restitutionMixing;      /**< combination of the two restitution coefficients (default product) */
+	ibMixRule frictionMixing;         /**< combination of the friction coefficients, mu_s and mu_d (default sum) */
+	double restingSpeed;              /**< eps_rc (m/s) separating resting contacts from collisions (eq. 5.1);
+	                                   *   0 = sqrt(2 |g| eps_c) (eps_c: ibCollisionSettings.contactTolerance), with |g| = 9.81 when gravity is zero */
+	double collisionTolerance;        /**< eps_v,c (m/s): collision loop target tolerance, > 0 */
+	double contactPositionTolerance;  /**< eps_d (m) of contact joints (predicted penetration and static-friction offset), > 0 */
+	int maxCollisionIterations;       /**< cap on collision-loop sweeps per step (anytime), >= 1 */
+	int maxContactIterations;         /**< cap on contact-joint correction sweeps per step (position and velocity), >= 1 */
+	bool jointVelocitySweeps;         /**< one joint velocity-correction sweep after each collision sweep (§5.4.1) */
+	bool contactGraph;                /**< sweep the points level by level from the static bodies up (§5.2.3) */
+	int shockIterations;              /**< after this many sweeps one shock-propagation pass ends each loop
+	                                   *   (§5.2.4, §5.3.2; 0 = off) */
+} ibContactSettings;
+
 /** Settings of the world's solver and integrator (changeable after creation). */
 typedef struct ibSolverSettings {
 	ibJointSolver method;         /**< method for systems of joints */
@@ -49,6 +82,7 @@ typedef struct ibSolverSettings {
 	bool warmStart;               /**< start both correction loops from the previous step's impulses (same tolerances, fewer sweeps) */
 	int order;                    /**< 1 (default), 2 (midpoint step, §3.4.4), 4 or 6 (weighted combination of 1, 2, 3 midpoint sub-steps) */
 	int maxStepSubdivisions;      /**< if the joint corrections do not converge, redo the step as 2 halves, up to this depth (0 = never) */
+	ibContactSettings contact;    /**< collision and resting-contact resolution (Chapter 5) */
 } ibSolverSettings;
 
 /** Broadphase algorithm (§4.5.1.1). Both give the same pair set. */
@@ -251,6 +285,14 @@ typedef struct ibStepStats {
 	int integratorSubsteps;   /**< largest number of adaptive sub-steps of any body */
 	int stepSubdivisions;     /**< sub-steps the step was split into after non-convergence (1 = none) */
 	bool converged;           /**< false if an iteration cap was hit before its tolerance */
+	int contactPoints;        /**< contact points found at the start of the step */
+	int collidingPoints;      /**< of these, classified as colliding (eq. 5.1) */
+	int restingPoints;        /**< contact joints (resting contacts) of the step */
+	int collisionIterations;  /**< collision-loop sweeps (§5.2) */
+	int contactIterations;    /**< contact-joint position sweeps (§5.3) */
+	int contactVelocityIterations; /**< contact velocity sweeps at t0+h (static friction, §5.3.3) */
+	double collisionResidual; /**< largest remaining |target - u_n| of the collision loop (m/s; 0 when converged) */
+	double contactResidual;   /**< largest remaining predicted penetration or static-friction offset (m) */
 } ibStepStats;
 
 /** Default world definition: gravity (0, 0, -9.81), RK4, eps_d = 1e-6 m, eps_v = 1e-6 m/s. */

@@ -191,7 +191,7 @@ static void body_sizes(const ibWorld* w, const ibBody* b, double* radius, double
 
 /* Rotation of the chord from s0 to s1: axis and angle in [0, 2 pi) of q1 q0^-1, turning the way the
  * angular velocity at s0 turns (a slerp would take the short way round for more than pi per step). */
-static void chord_rotation(const ibRigidState* s0, const ibRigidState* s1, ibVec3* axis, double* angle)
+static void chord_rotation(const ibRigidState* s0, const ibRigidState* s1, double T, ibVec3* axis, double* angle)
 {
 	ibQuat d = ibQuatMul(s1->q, ibQuatConj(s0->q));
 	if (d.w < 0.0) d = (ibQuat){-d.w, -d.x, -d.y, -d.z};
@@ -204,28 +204,30 @@ static void chord_rotation(const ibRigidState* s0, const ibRigidState* s1, ibVec
 	}
 	*axis = ibScale(1.0 / sn, v);
 	*angle = 2.0 * atan2(sn, d.w);
-	if (ibDot(*axis, s0->w) < 0.0) { /* the same rotation the long way round */
+	/* the same rotation the long way round, but only when the body can turn by more than pi over the
+	 * chord: for a resting body the short way is right whatever the sign of its tiny angular velocity */
+	if (ibLength(s0->w) * T > 3.14159265358979323846 && ibDot(*axis, s0->w) < 0.0) {
 		*axis = ibNeg(*axis);
 		*angle = 2.0 * 3.14159265358979323846 - *angle;
 	}
 }
 
-static double chord_angle(const ibRigidState* s0, const ibRigidState* s1)
+static double chord_angle(const ibRigidState* s0, const ibRigidState* s1, double T)
 {
 	ibVec3 a;
 	double t;
-	chord_rotation(s0, s1, &a, &t);
+	chord_rotation(s0, s1, T, &a, &t);
 	return t;
 }
 
 /* Body b on the chord from state s0 to s1 at the fraction u. */
-static ibBody body_on_chord(const ibBody* b, const ibRigidState* s0, const ibRigidState* s1, double u)
+static ibBody body_on_chord(const ibBody* b, const ibRigidState* s0, const ibRigidState* s1, double T, double u)
 {
 	ibRigidState st = *s0;
 	st.s = ibMulAdd(s0->s, u, ibSub(s1->s, s0->s));
 	ibVec3 a;
 	double t;
-	chord_rotation(s0, s1, &a, &t);
+	chord_rotation(s0, s1, T, &a, &t);
 	double hs = sin(0.5 * u * t);
 	st.q = ibQuatNormalize(ibQuatMul((ibQuat){cos(0.5 * u * t), hs * a.x, hs * a.y, hs * a.z}, s0->q));
 	return body_at(b, &st);
@@ -256,13 +258,13 @@ static double ca_pair(ibWorld* w, const Chord* c, int32_t sa, int32_t sb, double
 	body_sizes(w, ba, &ra, &inner);
 	body_sizes(w, bb, &rb, &inner);
 	ibVec3 dsa = ibSub(c->s1[ia].s, c->s0[ia].s), dsb = ibSub(c->s1[ib].s, c->s0[ib].s);
-	double bound = ibLength(ibSub(dsa, dsb)) + chord_angle(&c->s0[ia], &c->s1[ia]) * ra +
-	               chord_angle(&c->s0[ib], &c->s1[ib]) * rb; /* over the whole chord */
+	double bound = ibLength(ibSub(dsa, dsb)) + chord_angle(&c->s0[ia], &c->s1[ia], T) * ra +
+	               chord_angle(&c->s0[ib], &c->s1[ib], T) * rb; /* over the whole chord */
 	if (!(bound > 0.0)) return c->t1;
 	double u = 0.0, uMax = (tMax - c->t0) / T;
 	ibGjkCache cache = {0};
 	for (int it = 0; it < 100; ++it) {
-		ibBody xa = body_on_chord(ba, &c->s0[ia], &c->s1[ia], u), xb = body_on_chord(bb, &c->s0[ib], &c->s1[ib], u);
+		ibBody xa = body_on_chord(ba, &c->s0[ia], &c->s1[ia], T, u), xb = body_on_chord(bb, &c->s0[ib], &c->s1[ib], T, u);
 		ibConvex ca, cb;
 		if (!ib_shape_convex(&xa, pa, &ca) || !ib_shape_convex(&xb, pb, &cb)) return c->t1;
 		double d = ib_convex_query(&ca, &cb, &cache).distance;
@@ -285,7 +287,7 @@ static double ca_earliest(ibWorld* w, const Chord* c, int32_t* outA, int32_t* ou
 		if (!b->inUse || b->type == IB_BODY_STATIC || b->shapeCount == 0) continue; /* dynamic or kinematic */
 		double radius, inner;
 		body_sizes(w, b, &radius, &inner);
-		double rot = chord_angle(&c->s0[i], &c->s1[i]) * radius;
+		double rot = chord_angle(&c->s0[i], &c->s1[i], c->t1 - c->t0) * radius;
 		double motion = ibLength(ibSub(c->s1[i].s, c->s0[i].s)) + rot;
 		if (!(motion > 0.5 * inner)) continue; /* the discrete penetration test sees it */
 		ibBody b0 = body_at(b, &c->s0[i]), b1 = body_at(b, &c->s1[i]);

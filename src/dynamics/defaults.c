@@ -17,6 +17,18 @@ ibSolverSettings ibDefaultSolverSettings(void)
 	s.warmStart = true;
 	s.maxStepSubdivisions = 4;
 	s.order = 1;
+	s.contact.enabled = true;
+	s.contact.restitutionLaw = IB_RESTITUTION_NEWTON;
+	s.contact.restitutionMixing = IB_MIX_PRODUCT;
+	s.contact.frictionMixing = IB_MIX_SUM;
+	s.contact.restingSpeed = 0.0;
+	s.contact.collisionTolerance = 1e-6;
+	s.contact.contactPositionTolerance = 1e-6;
+	s.contact.maxCollisionIterations = 1000;
+	s.contact.maxContactIterations = 1000;
+	s.contact.jointVelocitySweeps = true;
+	s.contact.contactGraph = true;
+	s.contact.shockIterations = 0;
 	return s;
 }
 

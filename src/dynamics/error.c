@@ -81,6 +81,22 @@ ibResult ib_validate_solver(const ibSolverSettings* s, char* msg, size_t n)
 		if (msg) snprintf(msg, n, "solver iteration and sub-step caps must be >= 1");
 		return IB_ERR_INVALID_ARGUMENT;
 	}
+	const ibContactSettings* c = &s->contact;
+	if ((unsigned)c->restitutionLaw > (unsigned)IB_RESTITUTION_POISSON || (unsigned)c->restitutionMixing > (unsigned)IB_MIX_MEAN ||
+	    (unsigned)c->frictionMixing > (unsigned)IB_MIX_MEAN) {
+		if (msg) snprintf(msg, n, "unknown contact restitution law or mixing rule");
+		return IB_ERR_INVALID_ARGUMENT;
+	}
+	CHECK_POS(contact.collisionTolerance, "contact.collisionTolerance")
+	CHECK_POS(contact.contactPositionTolerance, "contact.contactPositionTolerance")
+	if (!(isfinite(c->restingSpeed) && c->restingSpeed >= 0.0)) {
+		if (msg) snprintf(msg, n, "contact.restingSpeed must be finite and >= 0 (got %g)", c->restingSpeed);
+		return IB_ERR_INVALID_ARGUMENT;
+	}
+	if (c->maxCollisionIterations < 1 || c->maxContactIterations < 1 || c->shockIterations < 0) {
+		if (msg) snprintf(msg, n, "contact iteration caps must be >= 1 and shockIterations >= 0");
+		return IB_ERR_INVALID_ARGUMENT;
+	}
 	if (!(isfinite(s->maxCorrectionImpulse) && s->maxCorrectionImpulse >= 0.0)) {
 		if (msg) snprintf(msg, n, "maxCorrectionImpulse must be finite and >= 0 (got %g)", s->maxCorrectionImpulse);
 		return IB_ERR_INVALID_ARGUMENT;

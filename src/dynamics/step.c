@@ -1,5 +1,6 @@
-/* The time step (Part VI §21 without collisions): force modules once per step, then joint
- * correction (§3.2.1), free motion (§3.1.2) and velocity correction. If the joint corrections do not
+/* The time step (Part VI §21): force modules once per step, collision detection and resolution at
+ * t0 with this step's contact joints (src/contact), then joint correction (§3.2.1) followed by the
+ * contact joints, free motion (§3.1.2) and velocity correction of joints and contacts. If the joint corrections do not
  * reach their tolerances within the iteration caps, the step is restored and redone as two halves
  * with the same (constant) forces, recursively up to maxStepSubdivisions — as the thesis redoes a
  * step with reduced length at a time of contact (§4.1). Only the position/velocity state moves. */
@@ -71,8 +72,10 @@ static void advance(ibWorld* w, double h, int depth)
 	w->stats.converged = true;
 	w->canSubdivide = snap;
 	ib_joints_position_correction(w, h);
+	ib_contacts_position_correction(w, h);
 	integrate_all(w, h);
 	ib_joints_velocity_correction(w, h);
+	ib_contacts_velocity_correction(w, h);
 	if (w->stats.converged || !snap) {
 		w->stats.converged = w->stats.converged && outer;
 		w->stats.stepSubdivisions += 1;
@@ -99,8 +102,10 @@ static void midpoint_step(ibWorld* w, double h)
 {
 	integrate_all(w, 0.5 * h);
 	ib_joints_position_correction(w, 0.5 * h);
+	ib_contacts_position_correction(w, 0.5 * h);
 	integrate_all(w, 0.5 * h);
 	ib_joints_velocity_correction(w, h);
+	ib_contacts_velocity_correction(w, h);
 	w->stats.stepSubdivisions += 1;
 }
 
@@ -179,8 +184,7 @@ static void higher_order_step(ibWorld* w, double h, int order)
 /* Item 2: collision detection at t0 of every (sub-)step; the contact solver's resolution follows it. */
 static void collide_t0(ibWorld* w, double h)
 {
-	(void)h;
-	ib_collision_detect(w);
+	if (ib_collision_detect(w) == IB_OK) ib_contacts_collide(w, h); /* items 3-5: collisions, contact joints */
 }
 
 /* Items 6-7 and 9 over h: joint correction, free motion, velocity correction (with subdivision). */
@@ -206,7 +210,10 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 		w->stats.velocityIterations = 0;
 	}
 	bool collide = collision_active(w);
-	if (collide) ib_collision_begin_events(w);
+	if (collide)
+		ib_collision_begin_events(w);
+	else
+		ib_contacts_collide(w, h); /* no detection: clears last step's contact joints */
 	if (w->solver.order >= 2 && collide) collide_t0(w, h); /* higher orders: detection at t0, no TOI */
 	if (w->solver.order == 2)
 		midpoint_step(w, h);

@@ -133,6 +133,7 @@ void ibDestroyWorld(ibWorldId id)
 	if (!w) return;
 	ib_joints_destroy_store(w);
 	ib_collision_destroy(w);
+	ib_contacts_destroy(w);
 	for (int32_t i = 0; i < w->shapeHigh; ++i) {
 		ibShape* s = &w->shapes[i];
 		if (s->inUse) ib_shape_free_data(w, s);

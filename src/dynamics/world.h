@@ -111,6 +111,7 @@ struct ibWorld {
 	struct ibCollisionWorld* collision; /* NULL until the first detection */
 	double contactTolerance;            /* eps_c (m) of collision detection (= collisionSettings.contactTolerance) */
 	ibCollisionSettings collisionSettings;
+	struct ibContactStore* contactStore; /* contact solver (src/contact), NULL until the first contact */
 
 	/* step subdivision (step.c): one snapshot per subdivision depth, reused across steps */
 	ibRigidState* snapBodies;
@@ -188,6 +189,17 @@ ibResult ib_joints_position_correction(ibWorld* w, double h);
 ibResult ib_joints_velocity_correction(ibWorld* w, double h);
 bool ib_joints_velocity_inconsistent(ibWorld* w);
 void ib_joints_measure(ibWorld* w, ibStepStats* stats);
+/* One sweep of Alg. 3.1 / Alg. 3.2 over all basic joints (coupling with contacts, §5.4); true if some
+ * joint was outside its tolerance and got an impulse. The position sweep must follow
+ * ib_joints_position_correction with the same h. */
+bool ib_joints_position_sweep(ibWorld* w, double h);
+bool ib_joints_velocity_sweep(ibWorld* w);
+
+/* contact module hooks (src/contact, Chapter 5; step placement Part VI §21 items 3-6 and 9) */
+ibResult ib_contacts_collide(ibWorld* w, double h);         /* detect, classify, resolve collisions, make contact joints */
+void ib_contacts_position_correction(ibWorld* w, double h); /* contact joints at t0 (after the joint correction) */
+void ib_contacts_velocity_correction(ibWorld* w, double h); /* static-friction contacts at t0+h */
+void ib_contacts_destroy(ibWorld* w);
 double ib_joints_spring_energy(ibWorld* w);
 
 #endif

@@ -131,3 +131,44 @@ void ib_joints_measure(ibWorld* w, ibStepStats* stats)
 		jt->iterations += c->iterations;
 	}
 }
+
+/* One sweep of Alg. 3.1 (contacts interleaved with the joints, §5.4.2): continues the accumulated
+ * impulses of the preceding ib_joints_position_correction (same h, same prediction cache). */
+bool ib_joints_position_sweep(ibWorld* w, double h)
+{
+	ibJointStore* st = w->joints;
+	if (!st || st->basicCount == 0) return false;
+	const ibSolverSettings* s = &w->solver;
+	bool corrected = false;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		ibBasic* c = &st->basics[k];
+		if (c->type->velocityOnly) continue;
+		ibVec3 d = c->type->error(c, ib_solver_predicted(w, st, c->b1, h), ib_solver_predicted(w, st, c->b2, h));
+		double tol = c->type->rotational ? s->angularTolerance : s->positionTolerance;
+		if (ibLength(d) <= tol) continue;
+		ibVec3 p = clamp_accumulated(&c->accPos, ib_solver_impulse(c, ibScale(1.0 / h, d)), s->maxCorrectionImpulse);
+		if (ibLengthSq(p) <= 1e-24 * fmax(1.0, ibLengthSq(c->accPos))) continue;
+		ib_solver_apply(w, c, p);
+		c->warmPos = c->accPos;
+		c->iterations++;
+		corrected = true;
+	}
+	return corrected;
+}
+
+/* One sweep of Alg. 3.2 at the current instant (collision impulses travel through joints, §5.4.1). */
+bool ib_joints_velocity_sweep(ibWorld* w)
+{
+	ibJointStore* st = w->joints;
+	if (!st || !ib_joints_rebuild_basics(w) || st->basicCount == 0) return false;
+	bool corrected = false;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		ibBasic* c = &st->basics[k];
+		ib_solver_prepare(w, c);
+		ibVec3 du = ib_solver_velocity_error(w, c);
+		if (ib_solver_projected_norm(c, du) <= w->solver.velocityTolerance) continue;
+		ib_solver_apply(w, c, ib_solver_impulse(c, du));
+		corrected = true;
+	}
+	return corrected;
+}

@@ -1,0 +1,169 @@
+/* Collision resolution (§5.2, digest §17): at t0, before the joint correction, iterative impulses at
+ * all colliding contact points at once. Newton (eq. 5.2): each colliding point gets the target normal
+ * velocity -e u_n (fixed when it is first found colliding); Poisson (eq. 5.3): target 0, then the
+ * restitution impulse e p_n as the last iteration. The accumulated normal impulse of a point never
+ * pulls (eqs 5.6/5.7), Coulomb friction is applied in the same loop (eqs 5.8-5.10), and with joints
+ * one joint velocity-correction sweep follows every collision sweep (§5.4.1). A point that an
+ * impulse elsewhere makes approach faster than eps_rc becomes a new collision. The loop ends when
+ * every point is within eps_v,c of its target (or released with zero impulse), or at the cap. */
+#include <math.h>
+
+#include "collision/collision_world.h"
+#include "contact/contact_internal.h"
+
+bool ib_contact_friction_velocity(ibWorld* w, ibContactRow* c, double dN, double tol)
+{
+	if (c->mus <= 0.0 && c->mud <= 0.0) return false;
+	ibVec3 ut = ib_contact_tangential(ib_contact_rel_velocity(w, c), c->n);
+	double s = ibLength(ut);
+	if (s <= tol) { /* at rest tangentially: static if the impulse stays in the cone (eq. 5.10) */
+		bool st = ibLength(c->accT) <= c->mus * c->accN * (1.0 + 1e-12);
+		bool changed = st != c->sticking;
+		c->sticking = st;
+		return changed && st;
+	}
+	ibVec3 t = ibScale(1.0 / s, ut);
+	double tKt = ibDot(t, ibMat3_MulV(c->K, t));
+	if (!(tKt > 0.0)) return false;
+	double stop = s / tKt; /* |p_t,max| of eq. 5.9 */
+	if (c->sticking) {
+		ibVec3 cand = ibMulAdd(c->accT, -stop, t);
+		double lim = c->mus * c->accN, lc = ibLength(cand);
+		if (lc > lim) cand = ibScale(lim / lc, cand); /* [R] held at the cone's boundary (see contact_joint.c) */
+		ib_contact_apply(w, c, ibSub(cand, c->accT));
+		c->accT = cand;
+		return lc <= lim; /* at the boundary nothing more can be done in this sweep */
+	}
+	/* eq. 5.8 with the signed normal increment ([R]): the friction follows mu_d times the accumulated
+	 * normal impulse also when the clamp of eq. 5.7 takes some of it back */
+	double dyn = c->mud * dN;
+	if (dyn == 0.0) return false;
+	double mag = dyn;
+	if (dyn >= stop) { /* friction stops the sliding: static from the next iteration on */
+		mag = stop;
+		c->sticking = true;
+	}
+	ib_contact_apply(w, c, ibScale(-mag, t));
+	c->accT = ibMulAdd(c->accT, -mag, t);
+	return fabs(mag) * tKt > tol; /* the tangential velocity changed by more than the tolerance */
+}
+
+typedef struct CollideCtx {
+	double tol, rest;
+} CollideCtx;
+
+/* One iteration at one colliding point; true if it applied an impulse. */
+static bool collide_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx)
+{
+	(void)cs;
+	const CollideCtx* x = ctx;
+	double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
+	if (c->kind != IB_CONTACT_COLLIDING) {
+		if (un > -x->rest) return false;
+		c->kind = IB_CONTACT_COLLIDING; /* a new collision caused by impulses at other points */
+		c->target = w->solver.contact.restitutionLaw == IB_RESTITUTION_NEWTON ? -c->e * un : 0.0;
+	}
+	double delta = c->target - un;
+	double dN = 0.0;
+	if (fabs(delta) > x->tol && !(delta < 0.0 && c->accN <= 0.0)) {
+		dN = delta / c->nKn; /* eq. 5.5 */
+		if (c->accN + dN < 0.0) dN = -c->accN; /* eq. 5.7 */
+		c->accN += dN;
+		ib_contact_apply(w, c, ibScale(dN, c->n));
+	}
+	bool fr = ib_contact_friction_velocity(w, c, dN, x->tol);
+	return dN != 0.0 || fr;
+}
+
+static bool joint_velocity_sweep(ibWorld* w, void* ctx)
+{
+	(void)ctx;
+	return ib_joints_velocity_sweep(w);
+}
+
+void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs)
+{
+	const ibContactSettings* set = &w->solver.contact;
+	double rest = ib_contact_resting_speed(w);
+	double tol = set->collisionTolerance;
+	bool poisson = set->restitutionLaw == IB_RESTITUTION_POISSON;
+	int colliding = 0;
+	for (int32_t k = 0; k < cs->count; ++k) {
+		ibContactRow* c = &cs->pts[k];
+		double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
+		c->accN = 0.0;
+		c->accT = IB_VEC3_ZERO;
+		c->sticking = false;
+		c->kind = un <= -rest ? IB_CONTACT_COLLIDING : un < rest ? IB_CONTACT_RESTING : IB_CONTACT_SEPARATING;
+		c->target = poisson ? 0.0 : -c->e * un;
+		if (c->kind == IB_CONTACT_COLLIDING) ++colliding;
+	}
+	w->stats.collidingPoints = colliding;
+	if (colliding == 0) return;
+	bool joints = set->jointVelocitySweeps && w->joints;
+	CollideCtx x = {tol, rest};
+	ibContactLoop loop = {collide_point, joints ? joint_velocity_sweep : NULL, &x, set->maxCollisionIterations};
+	bool active = false;
+	int it = ib_contacts_run(w, cs, &loop, &active);
+	if (poisson) { /* restitution impulses as the last iteration (§5.2.2, §5.2.5) */
+		for (int32_t k = 0; k < cs->count; ++k) {
+			ibContactRow* c = &cs->pts[k];
+			if (c->kind != IB_CONTACT_COLLIDING || c->accN <= 0.0 || c->e <= 0.0) continue;
+			double dN = c->e * c->accN;
+			c->accN += dN;
+			ib_contact_apply(w, c, ibScale(dN, c->n));
+			ib_contact_friction_velocity(w, c, dN, tol);
+		}
+		if (joints)
+			for (int i = 0; i < set->maxCollisionIterations && ib_joints_velocity_sweep(w); ++i) {}
+	}
+	double res = 0.0;
+	if (active)
+		for (int32_t k = 0; k < cs->count; ++k) {
+			const ibContactRow* c = &cs->pts[k];
+			if (c->kind != IB_CONTACT_COLLIDING) continue;
+			double d = c->target - ibDot(ib_contact_rel_velocity(w, c), c->n);
+			if (d > 0.0 || c->accN > 0.0) res = fmax(res, fabs(d));
+		}
+	w->stats.collisionIterations = it;
+	w->stats.collisionResidual = res;
+	if (active) w->stats.converged = false;
+}
+
+/* Step items 3-5 of Part VI §21 after the detection at t0: classification, collisions, contact joints. */
+ibResult ib_contacts_collide(ibWorld* w, double h)
+{
+	(void)h;
+	const ibContactSettings* set = &w->solver.contact;
+	ibContactStore* cs = w->contactStore;
+	if (cs) {
+		ib_contacts_keep(w, cs);
+		cs->count = cs->restingCount = 0;
+	}
+	if (!set->enabled || !w->collisionSettings.enabled || w->shapeCount < 2) return IB_OK;
+	/* the contact set is the one the step's detection at t0 just produced (step.c collide_t0) */
+	ibContactPair* pairs = NULL;
+	if (ib_collision_contacts(w, &pairs) == 0) return IB_OK;
+	cs = ib_contact_store(w, true);
+	if (!cs || !ib_contacts_build(w, cs)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in contact resolution");
+	w->stats.contactPoints = cs->count;
+	cs->levelCount = 0;
+	if ((set->contactGraph || set->shockIterations > 0) && !ib_contacts_graph(w, cs))
+		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the contact graph");
+	ib_contacts_resolve_collisions(w, cs);
+	/* re-classify: every point that does not separate becomes a contact joint for this step (§5.3) */
+	double rest = ib_contact_resting_speed(w);
+	for (int32_t k = 0; k < cs->count; ++k) {
+		ibContactRow* c = &cs->pts[k];
+		ibVec3 u = ib_contact_rel_velocity(w, c);
+		double un = ibDot(u, c->n);
+		c->kind = un < rest ? IB_CONTACT_RESTING : IB_CONTACT_SEPARATING;
+		c->accN = 0.0;
+		c->accT = IB_VEC3_ZERO;
+		c->sticking = ibLength(ib_contact_tangential(u, c->n)) <= w->solver.velocityTolerance;
+		if (c->kind == IB_CONTACT_RESTING) cs->restingCount++;
+	}
+	ib_contacts_inherit_anchors(w, cs);
+	w->stats.restingPoints = cs->restingCount;
+	return IB_OK;
+}

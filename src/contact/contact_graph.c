@@ -1,0 +1,146 @@
+/* Contact graph (§5.2.3, digest §17.3) and shock propagation (§5.2.4, §5.3.2, digest §17.4/§18.2).
+ *
+ * Nodes are bodies, edges contact points. Level 0 is every non-dynamic body that has contacts (the
+ * root); a breadth-first search gives each reached body the level of its parent + 1; a component
+ * without a non-dynamic body starts at its first body with level 0. A point's level is the smaller
+ * level of its two bodies, and the sweeps visit the points in ascending level, from the ground up.
+ * [R] Cycles are not merged into one level: a non-tree edge between two bodies of the same level
+ * is a same-level point and is treated as in a merged level (neither side frozen).
+ *
+ * Shock propagation: after shockIterations sweeps (0 = off) the loop makes one last pass, level by
+ * level from the root; while the points of level L are iterated, the lower body of each point is
+ * frozen: impulses are computed with its response taken out and are not applied to it (it is not
+ * given infinite mass, so its predicted motion under gravity stays right, §5.3.2). The joints are
+ * not swept during this pass. It trades accuracy for speed and makes an early abort valid. */
+#include <math.h>
+#include <string.h>
+
+#include "contact/contact_internal.h"
+
+static bool grow_i32(ibWorld* w, int32_t** a, int32_t* cap, int32_t need)
+{
+	return ib_grow(w, (void**)a, cap, need, sizeof(int32_t));
+}
+
+bool ib_contacts_graph(ibWorld* w, ibContactStore* cs)
+{
+	int32_t nb = w->bodyHigh, np = cs->count;
+	if (!grow_i32(w, &cs->level, &cs->levelCapacity, nb + 1) || !grow_i32(w, &cs->queue, &cs->queueCapacity, nb + 1) ||
+	    !grow_i32(w, &cs->adjStart, &cs->adjStartCapacity, nb + 2) || !grow_i32(w, &cs->adj, &cs->adjCapacity, 2 * np + 1) ||
+	    !grow_i32(w, &cs->order, &cs->orderCapacity, np + 1))
+		return false;
+	/* adjacency (CSR) of the bodies over the points */
+	memset(cs->adjStart, 0, (size_t)(nb + 2) * sizeof(int32_t));
+	for (int32_t k = 0; k < np; ++k) {
+		cs->adjStart[cs->pts[k].b1 + 2]++;
+		cs->adjStart[cs->pts[k].b2 + 2]++;
+	}
+	for (int32_t i = 2; i < nb + 2; ++i) cs->adjStart[i] += cs->adjStart[i - 1];
+	for (int32_t k = 0; k < np; ++k) {
+		cs->adj[cs->adjStart[cs->pts[k].b1 + 1]++] = k;
+		cs->adj[cs->adjStart[cs->pts[k].b2 + 1]++] = k;
+	}
+	/* now adjStart[i]..adjStart[i+1] are body i's points; BFS from the non-dynamic bodies */
+	int32_t head = 0, tail = 0;
+	for (int32_t i = 0; i < nb; ++i) {
+		cs->level[i] = -1;
+		if (cs->adjStart[i + 1] > cs->adjStart[i] && !ib_is_dynamic(&w->bodies[i])) {
+			cs->level[i] = 0;
+			cs->queue[tail++] = i;
+		}
+	}
+	int32_t next = 0;
+	for (;;) {
+		while (head < tail) {
+			int32_t x = cs->queue[head++];
+			for (int32_t e = cs->adjStart[x]; e < cs->adjStart[x + 1]; ++e) {
+				const ibContactRow* c = &cs->pts[cs->adj[e]];
+				int32_t y = c->b1 == x ? c->b2 : c->b1;
+				if (cs->level[y] >= 0) continue;
+				cs->level[y] = cs->level[x] + 1;
+				cs->queue[tail++] = y;
+			}
+		}
+		while (next < nb && !(cs->level[next] < 0 && cs->adjStart[next + 1] > cs->adjStart[next])) ++next;
+		if (next >= nb) break;
+		cs->level[next] = 0; /* an independent graph without static bodies */
+		cs->queue[tail++] = next;
+	}
+	/* points in ascending level (counting sort) */
+	int32_t maxLevel = 0;
+	for (int32_t k = 0; k < np; ++k) {
+		ibContactRow* c = &cs->pts[k];
+		int32_t l1 = cs->level[c->b1], l2 = cs->level[c->b2];
+		c->level = l1 < l2 ? l1 : l2;
+		if (c->level > maxLevel) maxLevel = c->level;
+	}
+	if (!grow_i32(w, &cs->levelStart, &cs->levelStartCapacity, maxLevel + 3)) return false;
+	memset(cs->levelStart, 0, (size_t)(maxLevel + 3) * sizeof(int32_t));
+	for (int32_t k = 0; k < np; ++k) cs->levelStart[cs->pts[k].level + 2]++;
+	for (int32_t l = 2; l < maxLevel + 3; ++l) cs->levelStart[l] += cs->levelStart[l - 1];
+	for (int32_t k = 0; k < np; ++k) cs->order[cs->levelStart[cs->pts[k].level + 1]++] = k;
+	cs->levelCount = maxLevel + 1;
+	return true;
+}
+
+/* The response of a point with its lower body frozen (shock propagation). */
+static void freeze_lower(ibWorld* w, ibContactStore* cs, ibContactRow* c)
+{
+	int32_t l1 = cs->level[c->b1], l2 = cs->level[c->b2];
+	c->frozen = l1 < l2 ? 1 : l2 < l1 ? 2 : 0;
+	if (c->frozen == 0) return;
+	c->Ksave = c->K;
+	c->nKnSave = c->nKn;
+	int32_t s = c->frozen == 1 ? c->b2 : c->b1;
+	ibVec3 p = c->frozen == 1 ? c->b : c->a;
+	c->K = ib_contact_response(w, s, p, s, p);
+	c->K = ibMat3_Scale(0.5, c->K); /* response(s, p, s, p) counts body s twice */
+	double nKn = ibDot(c->n, ibMat3_MulV(c->K, c->n));
+	if (nKn > 0.0) c->nKn = nKn;
+}
+
+static void unfreeze(ibContactRow* c)
+{
+	if (c->frozen == 0) return;
+	c->K = c->Ksave;
+	c->nKn = c->nKnSave;
+	c->frozen = 0;
+}
+
+int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, bool* movedOut)
+{
+	const ibContactSettings* set = &w->solver.contact;
+	int cap = set->maxContactIterations, shock = set->shockIterations;
+	if (loop->cap > 0) cap = loop->cap;
+	bool ordered = set->contactGraph && cs->levelCount > 0;
+	int it = 0;
+	bool moved = true;
+	while (moved && it < cap) {
+		if (shock > 0 && it >= shock) break;
+		++it;
+		moved = false;
+		for (int32_t j = 0; j < cs->count; ++j) {
+			ibContactRow* c = &cs->pts[ordered ? cs->order[j] : j];
+			if (loop->point(w, cs, c, loop->ctx)) moved = true;
+		}
+		if (loop->extra && loop->extra(w, loop->ctx)) moved = true;
+	}
+	if (moved && shock > 0 && it >= shock && cs->levelCount > 0) { /* shock propagation: one last pass */
+		moved = false;
+		for (int32_t L = 0; L < cs->levelCount; ++L) {
+			int32_t a = L == 0 ? 0 : cs->levelStart[L], b = cs->levelStart[L + 1];
+			for (int32_t j = a; j < b; ++j) freeze_lower(w, cs, &cs->pts[cs->order[j]]);
+			bool lm = true;
+			for (int i = 0; lm && i < cap; ++i) {
+				lm = false;
+				++it;
+				for (int32_t j = a; j < b; ++j)
+					if (loop->point(w, cs, &cs->pts[cs->order[j]], loop->ctx)) lm = true;
+			}
+			if (lm) moved = true;
+			for (int32_t j = a; j < b; ++j) unfreeze(&cs->pts[cs->order[j]]);
+		}
+	}
+	*movedOut = moved;
+	return it;
+}

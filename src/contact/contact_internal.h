@@ -1,0 +1,105 @@
+/* Internal data of collision and resting-contact resolution (Chapter 5, digest Part V). Not installed.
+ *
+ * Per step (Part VI §21): ib_contacts_collide() takes the contact set of collision detection at t0
+ * (src/collision/collision_world.h), turns every manifold point into an ibContactRow, classifies
+ * it (eq. 5.1), resolves the collisions (§5.2, contact_collide.c) and marks the remaining
+ * non-separating points as contact joints for this step (§5.3, contact_joint.c). The contact joints
+ * are corrected after the joint correction, interleaved with joint sweeps (§5.4.2), and their static
+ * friction once more at t0+h. Nothing survives the step: the next step detects again.
+ *
+ * Conventions (digest §0.5): point a on body 1, b on body 2, normal n towards body 1,
+ * u_rel = u_a - u_b (u_rel·n < 0: approaching); impulses +p at a, -p at b. */
+#ifndef IBDYN_SRC_CONTACT_INTERNAL_H
+#define IBDYN_SRC_CONTACT_INTERNAL_H
+
+#include "dynamics/world.h"
+
+typedef enum ibContactKind {
+	IB_CONTACT_SEPARATING = 0,
+	IB_CONTACT_RESTING = 1,
+	IB_CONTACT_COLLIDING = 2,
+} ibContactKind;
+
+typedef struct ibContactRow {
+	int32_t b1, b2;     /* body indices: b1 = first body (normal towards it) */
+	ibVec3 a, b, n;     /* world points on body 1 / body 2 and unit normal at t0 */
+	int32_t s1, s2;     /* shape indices (matching points of consecutive steps) */
+	ibVec3 la, lb;      /* a, b in the principal frames of body 1 / body 2 (prediction) */
+	ibVec3 ta, tb;      /* static-friction anchors in the same frames: la, lb of the step in which the
+	                     * point started sticking (kept while it sticks, so residuals do not add up) */
+	ibVec3 ln;          /* n in the principal frame of the body it rotates with (nBody) */
+	int nBody;          /* 1 or 2: the normal rotates with this body ([R] digest §18.1) */
+	double e, mus, mud; /* mixed restitution and friction coefficients */
+	ibMat3 K;           /* K_aa(body 1) + K_bb(body 2) at t0 (eq. 5.5) */
+	double nKn;         /* n^T K n */
+	double target;      /* collision: target normal velocity (eq. 5.2; 0 for Poisson's compression) */
+	double accN;        /* accumulated normal impulse along n (>= 0, eq. 5.6) */
+	ibVec3 accT;        /* accumulated friction impulse */
+	double accVN;       /* normal impulse of the velocity correction at t0+h (>= 0) */
+	double gap;         /* last predicted gap (a' - b')·n' (m); < 0 penetration */
+	uint8_t kind;       /* ibContactKind */
+	bool sticking;      /* static friction (eq. 5.10) */
+	int32_t level;      /* contact-graph level: min of its bodies' levels (contact_graph.c) */
+	uint8_t frozen;     /* shock propagation: 1 or 2 = that body is frozen (K, nKn swapped) */
+	ibMat3 Ksave;
+	double nKnSave;
+} ibContactRow;
+
+typedef struct ibContactStore {
+	ibContactRow* pts;
+	int32_t count, capacity;
+	ibContactRow* prev; /* last step's points (anchors of sticking points) */
+	int32_t prevCount, prevCapacity;
+	int32_t restingCount;
+	/* predicted poses at t0+h of the bodies (indexed like w->bodies), valid while ver == velVersion */
+	ibVec3* predS;
+	ibMat3* predR;
+	uint32_t* predVer;
+	int32_t predCapacity;
+	double predH;
+	/* contact graph (contact_graph.c), grow-only */
+	int32_t *level, *queue, *adjStart, *adj, *order, *levelStart;
+	int32_t levelCapacity, queueCapacity, adjStartCapacity, adjCapacity, orderCapacity, levelStartCapacity;
+	int32_t levelCount; /* 0 = no graph this step */
+} ibContactStore;
+
+/* One of the iterative loops (collisions, contact joints, their velocity correction): point() does one
+ * iteration at one point and returns true if it was outside its tolerance; extra() is the joint sweep. */
+typedef struct ibContactLoop {
+	bool (*point)(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx);
+	bool (*extra)(ibWorld* w, void* ctx);
+	void* ctx;
+	int cap; /* sweep cap */
+} ibContactLoop;
+
+/* contact_graph.c */
+bool ib_contacts_graph(ibWorld* w, ibContactStore* cs);
+/* Sweeps in contact-graph order until no point moves or the cap; shock propagation pass after
+ * shockIterations sweeps. Returns the sweeps done; *moved: still outside tolerance at the end. */
+int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, bool* moved);
+
+/* contact_set.c */
+ibContactStore* ib_contact_store(ibWorld* w, bool create);
+/* Contact points from the collision detection's contact set at the current poses; false on OOM. */
+bool ib_contacts_build(ibWorld* w, ibContactStore* cs);
+double ib_contact_resting_speed(const ibWorld* w); /* eps_rc */
+void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs);
+void ib_contacts_keep(ibWorld* w, ibContactStore* cs);
+ibVec3 ib_contact_rel_velocity(const ibWorld* w, const ibContactRow* c);
+void ib_contact_apply(ibWorld* w, const ibContactRow* c, ibVec3 p);
+/* K_aa + K_bb at given world points (zero blocks for non-dynamic bodies) */
+ibMat3 ib_contact_response(const ibWorld* w, int32_t b1, ibVec3 a, int32_t b2, ibVec3 b);
+/* Predicted pose of body i after a free step h (cached per velocity version). */
+void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, ibVec3* s, ibMat3* R);
+void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h);
+
+/* contact_collide.c: collision loop (§5.2) with friction (§5.2.5) */
+void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs);
+
+/* friction impulse of one iteration (§5.2.5, used by collisions and dynamic friction of contact
+ * joints): dN = this iteration's normal impulse; true if an impulse was applied or the state changed */
+bool ib_contact_friction_velocity(ibWorld* w, ibContactRow* c, double dN, double tol);
+
+static inline ibVec3 ib_contact_tangential(ibVec3 v, ibVec3 n) { return ibMulAdd(v, -ibDot(v, n), n); }
+
+#endif

@@ -1,0 +1,186 @@
+/* Resting contacts as temporary contact joints (§5.3, digest §18; jointed systems §5.4.2).
+ *
+ * Joint correction (at t0, after the joints' own correction): per point the predicted gap
+ * g = (a' - b')·n' after a free step (a', b', n' carried with the predicted poses of their bodies);
+ * an impulse p_n = -g / (h n^T K n) n (eq. 5.11, K and n at t0) pushes while g < -eps_d and pulls
+ * back while g > eps_d only as long as the accumulated impulse stays >= 0 (eqs 5.6/5.7). Static
+ * friction corrects the predicted tangential offset d_t of the points (§5.3.3) as long as the
+ * accumulated friction impulse stays in the cone (eq. 5.10), otherwise the point slides with the
+ * dynamic-friction impulse of §5.2.5. With joints, every contact sweep is followed by one sweep of
+ * the joint correction, until both hold (the iterative method of §5.4.2; after an LGS joint
+ * correction the contact joints are iterated this way as well, [R]).
+ * Velocity correction (at t0+h): the tangential relative velocity of static-friction points is
+ * removed (§5.3.3), and — beyond the thesis, [R] — an approaching normal velocity as well, with its
+ * own accumulated clamp (>= 0) and the dynamic friction of that impulse; without it, sub-tolerance
+ * rocking (|omega r h| < eps_d) survives every step and a resting body creeps. Interleaved with joint
+ * velocity sweeps like the joint correction. */
+#include <math.h>
+
+#include "contact/contact_internal.h"
+
+static void predicted_points(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n)
+{
+	ibVec3 s1, s2;
+	ibMat3 R1, R2;
+	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
+	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
+	*a = ibAdd(s1, ibMat3_MulV(R1, c->la));
+	*b = ibAdd(s2, ibMat3_MulV(R2, c->lb));
+	*n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
+}
+
+/* Points, normal and response of a contact joint at the current poses of its bodies. */
+static void carry_points(ibWorld* w, ibContactRow* c)
+{
+	const ibBody* x = &w->bodies[c->b1];
+	const ibBody* y = &w->bodies[c->b2];
+	c->a = ibAdd(x->st.s, ibMat3_MulV(x->R, c->la));
+	c->b = ibAdd(y->st.s, ibMat3_MulV(y->R, c->lb));
+	c->n = ibMat3_MulV(c->nBody == 1 ? x->R : y->R, c->ln);
+	c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
+	double nKn = ibDot(c->n, ibMat3_MulV(c->K, c->n));
+	if (nKn > 0.0) c->nKn = nKn;
+}
+
+/* One correction of one contact joint; returns the remaining error measure (m) before the impulse
+ * (0 if within tolerance) and sets *moved if an impulse was applied. */
+static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, double h, double eps, bool* moved)
+{
+	ibVec3 a, b, n;
+	predicted_points(w, cs, c, h, &a, &b, &n);
+	double g = ibDot(ibSub(a, b), n);
+	c->gap = g;
+	double err = 0.0, dN = 0.0;
+	/* every point is corrected on every sweep (also below eps_d, so that no sub-tolerance bias of the
+	 * sweep order survives the step); the loop ends when no correction exceeded eps_d */
+	if (g < 0.0 || (g > 0.0 && c->accN > 0.0)) {
+		dN = -g / (h * c->nKn); /* eq. 5.11 */
+		if (c->accN + dN < 0.0) dN = -c->accN;
+		if (dN != 0.0) {
+			c->accN += dN;
+			ib_contact_apply(w, c, ibScale(dN, c->n));
+			if (fabs(g) > eps) {
+				*moved = true;
+				err = fabs(g);
+			}
+		}
+	}
+	if (c->mus <= 0.0 && c->mud <= 0.0) return err;
+	if (c->sticking) { /* static friction: tangential position correction (§5.3.3), to the anchors */
+		ibVec3 s1, s2;
+		ibMat3 R1, R2;
+		ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
+		ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
+		n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
+		ibVec3 dt = ib_contact_tangential(ibSub(ibAdd(s2, ibMat3_MulV(R2, c->tb)), ibAdd(s1, ibMat3_MulV(R1, c->ta))), n);
+		double l = ibLength(dt);
+		if (!(l > 0.0)) return err;
+		ibVec3 t = ibScale(1.0 / l, dt);
+		double tKt = ibDot(t, ibMat3_MulV(c->K, t));
+		if (!(tKt > 0.0)) return err;
+		double mag = l / (h * tKt);
+		ibVec3 cand = ibMulAdd(c->accT, mag, t);
+		double lim = c->mus * c->accN, lc = ibLength(cand);
+		if (lc > lim) { /* [R] outside the cone (eq. 5.10): hold at its boundary; the load of the point may
+		                 * still grow in later sweeps. A point still at the boundary after the step slides
+		                 * from the next step on (its tangential velocity is then not zero). */
+			cand = ibScale(lim / lc, cand);
+			l = 0.0;
+		}
+		ib_contact_apply(w, c, ibSub(cand, c->accT));
+		c->accT = cand;
+		if (l <= eps) return err;
+		*moved = true;
+		return fmax(err, l);
+	}
+	/* dynamic friction from this iteration's normal impulse (§5.2.5 at t0) */
+	if (ib_contact_friction_velocity(w, c, dN, w->solver.velocityTolerance)) *moved = true;
+	return err;
+}
+
+typedef struct RestCtx {
+	double h, eps, tol, res;
+} RestCtx;
+
+static bool position_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx)
+{
+	RestCtx* x = ctx;
+	if (c->kind != IB_CONTACT_RESTING) return false;
+	bool moved = false;
+	x->res = fmax(x->res, correct_point(w, cs, c, x->h, x->eps, &moved));
+	return moved;
+}
+
+static bool joint_position_sweep(ibWorld* w, void* ctx)
+{
+	RestCtx* x = ctx;
+	x->res = 0.0; /* a new sweep begins */
+	return ib_joints_position_sweep(w, x->h);
+}
+
+static bool joint_velocity_sweep(ibWorld* w, void* ctx)
+{
+	(void)ctx;
+	return ib_joints_velocity_sweep(w);
+}
+
+void ib_contacts_position_correction(ibWorld* w, double h)
+{
+	ibContactStore* cs = w->contactStore;
+	if (!cs || cs->restingCount == 0) return;
+	const ibContactSettings* set = &w->solver.contact;
+	ib_contact_invalidate_prediction(w, cs, h);
+	for (int32_t k = 0; k < cs->count; ++k) {
+		ibContactRow* c = &cs->pts[k];
+		c->accN = 0.0;
+		c->accT = IB_VEC3_ZERO;
+		if (c->kind != IB_CONTACT_RESTING) continue;
+		carry_points(w, c); /* the points at the current instant (a redone or midpoint step moved them) */
+	}
+	RestCtx x = {h, set->contactPositionTolerance, 0.0, 0.0};
+	ibContactLoop loop = {position_point, w->joints ? joint_position_sweep : NULL, &x, set->maxContactIterations};
+	bool moved = false;
+	w->stats.contactIterations += ib_contacts_run(w, cs, &loop, &moved);
+	if (moved) {
+		w->stats.converged = false;
+		w->stats.contactResidual = fmax(w->stats.contactResidual, x.res);
+	}
+}
+
+static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx)
+{
+	(void)cs;
+	const RestCtx* x = ctx;
+	if (c->kind != IB_CONTACT_RESTING) return false;
+	bool moved = false;
+	double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
+	double dN = 0.0;
+	if (un < 0.0 || (un > 0.0 && c->accVN > 0.0)) {
+		dN = -un / c->nKn;
+		if (c->accVN + dN < 0.0) dN = -c->accVN;
+		c->accVN += dN;
+		c->accN += dN;
+		ib_contact_apply(w, c, ibScale(dN, c->n));
+		if (fabs(un) > x->tol && dN != 0.0) moved = true;
+	}
+	if (ib_contact_friction_velocity(w, c, dN, x->tol)) moved = true;
+	return moved;
+}
+
+void ib_contacts_velocity_correction(ibWorld* w, double h)
+{
+	ibContactStore* cs = w->contactStore;
+	if (!cs || cs->restingCount == 0) return;
+	const ibContactSettings* set = &w->solver.contact;
+	for (int32_t k = 0; k < cs->count; ++k) {
+		ibContactRow* c = &cs->pts[k];
+		if (c->kind != IB_CONTACT_RESTING) continue;
+		carry_points(w, c); /* contact points at t0+h, carried with their bodies */
+		c->accVN = 0.0;
+	}
+	RestCtx x = {h, set->contactPositionTolerance, w->solver.velocityTolerance, 0.0};
+	ibContactLoop loop = {velocity_point, w->joints ? joint_velocity_sweep : NULL, &x, set->maxContactIterations};
+	bool moved = false;
+	w->stats.contactVelocityIterations += ib_contacts_run(w, cs, &loop, &moved);
+	if (moved) w->stats.converged = false;
+}

@@ -1,0 +1,242 @@
+/* Contact points of a step: from the collision detection's contact set to ibContactRow with
+ * mixed materials (§5.1.3, §5.1.4), response matrices (eq. 3.9) and the predicted poses used by
+ * the contact joints (eq. 5.11). */
+#include <math.h>
+#include <string.h>
+
+#include "collision/collision_world.h"
+#include "contact/contact_internal.h"
+#include "joints/joint_internal.h"
+
+ibContactStore* ib_contact_store(ibWorld* w, bool create)
+{
+	if (!w->contactStore && create) {
+		w->contactStore = ib_alloc(w, sizeof(ibContactStore));
+		if (w->contactStore) memset(w->contactStore, 0, sizeof(ibContactStore));
+	}
+	return w->contactStore;
+}
+
+void ib_contacts_destroy(ibWorld* w)
+{
+	ibContactStore* cs = w->contactStore;
+	if (!cs) return;
+	ib_free(w, cs->pts, (size_t)cs->capacity * sizeof(ibContactRow));
+	ib_free(w, cs->prev, (size_t)cs->prevCapacity * sizeof(ibContactRow));
+	ib_free(w, cs->level, (size_t)cs->levelCapacity * sizeof(int32_t));
+	ib_free(w, cs->queue, (size_t)cs->queueCapacity * sizeof(int32_t));
+	ib_free(w, cs->adjStart, (size_t)cs->adjStartCapacity * sizeof(int32_t));
+	ib_free(w, cs->adj, (size_t)cs->adjCapacity * sizeof(int32_t));
+	ib_free(w, cs->order, (size_t)cs->orderCapacity * sizeof(int32_t));
+	ib_free(w, cs->levelStart, (size_t)cs->levelStartCapacity * sizeof(int32_t));
+	ib_free(w, cs->predS, (size_t)cs->predCapacity * sizeof(ibVec3));
+	ib_free(w, cs->predR, (size_t)cs->predCapacity * sizeof(ibMat3));
+	ib_free(w, cs->predVer, (size_t)cs->predCapacity * sizeof(uint32_t));
+	ib_free(w, cs, sizeof *cs);
+	w->contactStore = NULL;
+}
+
+static double mix(ibMixRule rule, double x, double y)
+{
+	switch (rule) {
+	case IB_MIX_SUM: return x + y;
+	case IB_MIX_MIN: return fmin(x, y);
+	case IB_MIX_MAX: return fmax(x, y);
+	case IB_MIX_MEAN: return 0.5 * (x + y);
+	case IB_MIX_PRODUCT:
+	default: return x * y;
+	}
+}
+
+double ib_contact_resting_speed(const ibWorld* w)
+{
+	const ibContactSettings* s = &w->solver.contact;
+	if (s->restingSpeed > 0.0) return s->restingSpeed;
+	double g = ibLength(w->gravity);
+	if (!(g > 0.0)) g = 9.81; /* no gravity: the speed of a fall through eps_c under standard gravity */
+	return sqrt(2.0 * g * w->collisionSettings.contactTolerance);
+}
+
+static ibMat3 point_response(const ibBody* b, ibVec3 r)
+{
+	if (!ib_is_dynamic(b)) return ibMat3_Zero();
+	ibMat3 S = ibMat3_Skew(r);
+	ibMat3 K = ibMat3_Scale(-1.0, ibMat3_Mul(S, ibMat3_Mul(b->invInertiaW, S)));
+	for (int i = 0; i < 3; ++i) K.m[i][i] += b->invMass;
+	return K;
+}
+
+ibMat3 ib_contact_response(const ibWorld* w, int32_t b1, ibVec3 a, int32_t b2, ibVec3 b)
+{
+	const ibBody* x = &w->bodies[b1];
+	const ibBody* y = &w->bodies[b2];
+	return ibMat3_Add(point_response(x, ibSub(a, x->st.s)), point_response(y, ibSub(b, y->st.s)));
+}
+
+static ibVec3 point_velocity(const ibBody* b, ibVec3 p) { return ibAdd(b->st.v, ibCross(b->st.w, ibSub(p, b->st.s))); }
+
+ibVec3 ib_contact_rel_velocity(const ibWorld* w, const ibContactRow* c)
+{
+	return ibSub(point_velocity(&w->bodies[c->b1], c->a), point_velocity(&w->bodies[c->b2], c->b));
+}
+
+void ib_contact_apply(ibWorld* w, const ibContactRow* c, ibVec3 p)
+{
+	if (c->frozen != 1) ib_body_apply_impulse(&w->bodies[c->b1], p, c->a);
+	if (c->frozen != 2) ib_body_apply_impulse(&w->bodies[c->b2], ibNeg(p), c->b);
+}
+
+void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h)
+{
+	for (int32_t i = 0; i < w->bodyHigh && i < cs->predCapacity; ++i) cs->predVer[i] = ~w->bodies[i].velVersion;
+	cs->predH = h;
+}
+
+void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, ibVec3* s, ibMat3* R)
+{
+	const ibBody* b = &w->bodies[i];
+	if (cs->predVer[i] != b->velVersion || cs->predH != h) {
+		if (b->type == IB_BODY_STATIC) {
+			cs->predS[i] = b->st.s;
+			cs->predR[i] = b->R;
+		} else {
+			ibQuat q;
+			ib_predict_pose(w, b, h, &cs->predS[i], &q);
+			cs->predR[i] = ibMat3_FromQuat(q);
+		}
+		cs->predVer[i] = b->velVersion;
+	}
+	*s = cs->predS[i];
+	*R = cs->predR[i];
+}
+
+/* Bodies joined by a joint do not touch each other unless the joint says collideConnected.
+ * [IMPL] a linear scan over the basic joints per touching pair; the pipeline's filter should take over. */
+static bool jointed(const ibWorld* w, int32_t x, int32_t y)
+{
+	const ibJointStore* st = w->joints;
+	if (!st) return false;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		const ibBasic* c = &st->basics[k];
+		if (((c->b1 == x && c->b2 == y) || (c->b1 == y && c->b2 == x)) && !st->joints[c->joint].def.collideConnected)
+			return true;
+	}
+	return false;
+}
+
+static bool grow_prediction(ibWorld* w, ibContactStore* cs)
+{
+	int32_t need = w->bodyHigh;
+	if (need <= cs->predCapacity) return true;
+	int32_t cap = need + need / 2 + 8;
+	ibVec3* s = ib_alloc(w, (size_t)cap * sizeof(ibVec3));
+	ibMat3* R = ib_alloc(w, (size_t)cap * sizeof(ibMat3));
+	uint32_t* v = ib_alloc(w, (size_t)cap * sizeof(uint32_t));
+	if (!s || !R || !v) {
+		ib_free(w, s, (size_t)cap * sizeof(ibVec3));
+		ib_free(w, R, (size_t)cap * sizeof(ibMat3));
+		ib_free(w, v, (size_t)cap * sizeof(uint32_t));
+		return false;
+	}
+	ib_free(w, cs->predS, (size_t)cs->predCapacity * sizeof(ibVec3));
+	ib_free(w, cs->predR, (size_t)cs->predCapacity * sizeof(ibMat3));
+	ib_free(w, cs->predVer, (size_t)cs->predCapacity * sizeof(uint32_t));
+	cs->predS = s;
+	cs->predR = R;
+	cs->predVer = v;
+	cs->predCapacity = cap;
+	return true;
+}
+
+/* The same point in last step's set: same shapes, anchor of body 1 near the new point. Points come
+ * in the same order every step, so the search starts after the last match. */
+static const ibContactRow* match_prev(const ibWorld* w, ibContactStore* cs, const ibContactRow* c, int32_t* cursor)
+{
+	double tol = fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
+	for (int32_t d = 0; d < cs->prevCount; ++d) {
+		int32_t j = (*cursor + d) % cs->prevCount;
+		const ibContactRow* o = &cs->prev[j];
+		if (o->s1 != c->s1 || o->s2 != c->s2 || ibLengthSq(ibSub(o->la, c->la)) > tol * tol) continue;
+		*cursor = j + 1;
+		return o;
+	}
+	return NULL;
+}
+
+/* Sticking points that persist keep their static-friction anchors (call after classification). */
+void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
+{
+	int32_t cursor = 0;
+	for (int32_t k = 0; k < cs->count && cs->prevCount > 0; ++k) {
+		ibContactRow* c = &cs->pts[k];
+		if (c->kind != IB_CONTACT_RESTING || !c->sticking) continue;
+		const ibContactRow* o = match_prev(w, cs, c, &cursor);
+		if (!o) continue;
+		c->ta = o->ta;
+		c->tb = o->tb;
+	}
+}
+
+/* Keep this step's points for the next step (only sticking ones matter). */
+void ib_contacts_keep(ibWorld* w, ibContactStore* cs)
+{
+	cs->prevCount = 0;
+	if (!ib_grow(w, (void**)&cs->prev, &cs->prevCapacity, cs->count, sizeof(ibContactRow))) return;
+	for (int32_t k = 0; k < cs->count; ++k)
+		if (cs->pts[k].kind == IB_CONTACT_RESTING && cs->pts[k].sticking) cs->prev[cs->prevCount++] = cs->pts[k];
+}
+
+bool ib_contacts_build(ibWorld* w, ibContactStore* cs)
+{
+	const ibContactSettings* set = &w->solver.contact;
+	cs->count = 0;
+	cs->restingCount = 0;
+	if (!grow_prediction(w, cs)) return false;
+	ibContactPair* pairs = NULL;
+	int np = ib_collision_contacts(w, &pairs);
+	for (int k = 0; k < np; ++k) {
+		const ibContactPair* pr = &pairs[k];
+		const ibBody* x = &w->bodies[pr->bodyA];
+		const ibBody* y = &w->bodies[pr->bodyB];
+		if (!ib_is_dynamic(x) && !ib_is_dynamic(y)) continue;
+		if (jointed(w, pr->bodyA, pr->bodyB)) continue;
+		const ibMaterial* ma = &w->shapes[pr->shapeA].material;
+		const ibMaterial* mb = &w->shapes[pr->shapeB].material;
+		double e = fmin(1.0, fmax(0.0, mix(set->restitutionMixing, ma->restitution, mb->restitution)));
+		double mus = fmax(0.0, mix(set->frictionMixing, ma->staticFriction, mb->staticFriction));
+		double mud = fmax(0.0, mix(set->frictionMixing, ma->dynamicFriction, mb->dynamicFriction));
+		const ibManifold* m = &pr->manifold;
+		ibVec3 n = ibNormalize(m->normal);
+		if (!ibVec3_IsFinite(n) || ibLengthSq(n) < 0.5) continue;
+		if (!ib_grow(w, (void**)&cs->pts, &cs->capacity, cs->count + m->pointCount, sizeof(ibContactRow))) return false;
+		/* the normal rotates with body 2 unless body 2 moves and body 1 does not */
+		int nBody = (ib_is_dynamic(y) && !ib_is_dynamic(x)) ? 1 : 2;
+		const ibBody* nb = nBody == 1 ? x : y;
+		for (int i = 0; i < m->pointCount; ++i) {
+			ibContactRow* c = &cs->pts[cs->count];
+			memset(c, 0, sizeof *c);
+			c->b1 = pr->bodyA;
+			c->b2 = pr->bodyB;
+			c->a = m->points[i].pointA;
+			c->b = m->points[i].pointB;
+			c->n = n;
+			c->s1 = pr->shapeA;
+			c->s2 = pr->shapeB;
+			c->la = ibMat3_MulTV(x->R, ibSub(c->a, x->st.s));
+			c->lb = ibMat3_MulTV(y->R, ibSub(c->b, y->st.s));
+			c->ta = c->la;
+			c->tb = c->lb;
+			c->nBody = nBody;
+			c->ln = ibMat3_MulTV(nb->R, n);
+			c->e = e;
+			c->mus = mus;
+			c->mud = mud;
+			c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
+			c->nKn = ibDot(n, ibMat3_MulV(c->K, n));
+			c->gap = m->points[i].separation;
+			if (!(c->nKn > 0.0)) continue;
+			cs->count++;
+		}
+	}
+	return true;
+}
