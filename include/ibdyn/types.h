@@ -75,6 +75,7 @@ typedef struct ibBodyDef {
 	double linearDamping;    /**< linear damping rate c: force -c m v (1/s), >= 0 */
 	double angularDamping;   /**< angular damping rate c: torque -c J w (1/s), >= 0 */
 	double gravityScale;     /**< multiplies the world gravity for this body */
+	int solverGroup;         /**< solver group (>= 0, default 0): the joint method of the body's island can be set per group (ibWorld_SetGroupSolver) */
 	const char* name;        /**< optional name (copied; used by scene files and CSV headers) */
 	void* userData;          /**< user pointer */
 	int internalValue;       /**< set by ibDefaultBodyDef */
@@ -165,6 +166,9 @@ typedef struct ibStepStats {
 	int integratorSubsteps;   /**< largest number of adaptive sub-steps of any body */
 	int stepSubdivisions;     /**< sub-steps the step was split into after non-convergence (1 = none) */
 	bool converged;           /**< false if an iteration cap was hit before its tolerance */
+	int iterativeIslands;     /**< islands (independent systems of joints) solved with the iterative method */
+	int lgsIslands;           /**< islands solved with the O(n) LGS (IB_SOLVER_AUTO / IB_SOLVER_LGS) */
+	int lgsSparseIslands;     /**< islands solved with the sparse LGS (IB_SOLVER_LGS_SPARSE) */
 } ibStepStats;
 
 /** Default world definition: gravity (0, 0, -9.81), RK4, eps_d = 1e-6 m, eps_v = 1e-6 m/s. */

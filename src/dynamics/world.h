@@ -35,6 +35,7 @@ typedef struct ibBody {
 	ibVec3 localCom;     /* COM in the user body frame */
 	ibQuat qPrincipal;   /* principal frame -> user body frame */
 	double linearDamping, angularDamping, gravityScale;
+	int32_t solverGroup; /* ibBodyDef.solverGroup */
 	double substepHint;  /* adaptive integrator: last accepted sub-step (s), 0 = none */
 	ibBodyType type;
 	bool inUse;
@@ -116,6 +117,10 @@ struct ibWorld {
 	ibRigidState* orderStates; /* higher-order methods: start state + results of the sub-step runs */
 	int32_t orderCapacity;     /* bodies per state */
 	bool canSubdivide;        /* a failed correction may return unconverged instead of falling back */
+	/* per-group joint method overrides (joints/solver_groups.c): groupMethod[g] = ibJointSolver or -1 */
+	int32_t* groupMethod;
+	int32_t groupMethodCapacity;
+	uint32_t solverGroupsVersion; /* bumped when an island's method may have changed (basics reordered) */
 };
 
 /* world.c */

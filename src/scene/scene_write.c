@@ -168,6 +168,16 @@ static void writeWorld(ibSceneWriter* w, ibWorldId world)
 	ibSceneW_AttrInt(w, "order", s.order);
 	ibSceneW_AttrInt(w, "max_step_subdivisions", s.maxStepSubdivisions);
 	ibSceneW_Puts(w, "/>\n");
+	int top = ibWorld_GetMaxOverriddenGroup(world);
+	for (int g = 0; g <= top; ++g) {
+		ibJointSolver m;
+		if (!ibWorld_GetGroupSolver(world, g, &m)) continue;
+		const char* name = ibScene_EnumName(ibScene_Solvers, (int)m);
+		ibSceneW_Puts(w, "  <solver_group");
+		ibSceneW_AttrInt(w, "id", g);
+		ibSceneW_AttrText(w, "solver", name != NULL ? name : "?");
+		ibSceneW_Puts(w, "/>\n");
+	}
 }
 
 static void writeMeshGeometry(ibSceneWriter* w, ibMesh m)
@@ -260,6 +270,7 @@ static bool writeBody(ibSceneWriter* w, ibBodyId body, const char* name, const c
 	ibSceneW_AttrReal(w, "linear_damping", linear);
 	ibSceneW_AttrReal(w, "angular_damping", angular);
 	ibSceneW_AttrReal(w, "gravity_scale", ibBody_GetGravityScale(body));
+	if (ibBody_GetSolverGroup(body) != 0) ibSceneW_AttrInt(w, "solver_group", ibBody_GetSolverGroup(body));
 	int count = ibBody_GetShapeCount(body);
 	bool override = ibBody_HasMassOverride(body);
 	if (count == 0 && !override) {
