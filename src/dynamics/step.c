@@ -1,5 +1,6 @@
 /* The time step (Part VI §21 without collisions): force modules once per step, then joint
- * correction (§3.2.1), free motion (§3.1.2) and velocity correction. If the joint corrections do not
+ * correction (§3.2.1), free motion (§3.1.2) and velocity correction; split into equal sub-steps
+ * when a jointed body would turn by more than maxRotationPerStep in one step. If the joint corrections do not
  * reach their tolerances within the iteration caps, the step is restored and redone as two halves
  * with the same (constant) forces, recursively up to maxStepSubdivisions — as the thesis redoes a
  * step with reduced length at a time of contact (§4.1). Only the position/velocity state moves. */
@@ -189,12 +190,17 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 		ib_joints_velocity_correction(w, h); /* project inconsistent velocities first */
 		w->stats.velocityIterations = 0;
 	}
-	if (w->solver.order == 2)
-		midpoint_step(w, h);
-	else if (w->solver.order >= 4)
-		higher_order_step(w, h, w->solver.order);
-	else
-		advance(w, h, 0);
+	/* large rotations per step break the joint correction's prediction: sub-step (constant forces) */
+	int sub = ib_joints_rotation_substeps(w, h, w->solver.maxRotationPerStep);
+	for (int k = 0; k < sub; ++k) {
+		double hs = h / sub;
+		if (w->solver.order == 2)
+			midpoint_step(w, hs);
+		else if (w->solver.order >= 4)
+			higher_order_step(w, hs, w->solver.order);
+		else
+			advance(w, hs, 0);
+	}
 	w->canSubdivide = false;
 
 	int32_t bad = -1;

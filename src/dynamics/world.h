@@ -183,6 +183,7 @@ void ib_joints_on_body_destroyed(ibWorld* w, int32_t bodyIndex);
 ibResult ib_joints_before_step(ibWorld* w, double h);   /* force modules: springs, motors */
 ibResult ib_joints_position_correction(ibWorld* w, double h);
 ibResult ib_joints_velocity_correction(ibWorld* w, double h);
+int ib_joints_rotation_substeps(ibWorld* w, double h, double maxRotation);
 bool ib_joints_velocity_inconsistent(ibWorld* w);
 void ib_joints_measure(ibWorld* w, ibStepStats* stats);
 double ib_joints_spring_energy(ibWorld* w);

@@ -5,6 +5,8 @@
  * through a view of the store (basics, rhs and count narrowed); the ranges share no body, so the
  * order of the solves does not matter. An impulse bound (maxCorrectionImpulse > 0) lives in the
  * iterative loop and makes every island iterative. */
+#include <math.h>
+
 #include "joints/joint_internal.h"
 
 typedef struct StoreView {
@@ -108,4 +110,23 @@ bool ib_joints_velocity_inconsistent(ibWorld* w)
 		if (ib_solver_projected_norm(c, ib_solver_velocity_error(w, c)) > w->solver.velocityTolerance) return true;
 	}
 	return false;
+}
+
+/* Sub-steps needed so that no jointed dynamic body turns by more than maxRotation (rad) per
+ * sub-step at its current angular velocity; 1 if off (maxRotation <= 0). */
+int ib_joints_rotation_substeps(ibWorld* w, double h, double maxRotation)
+{
+	ibJointStore* st = w->joints;
+	if (!(maxRotation > 0.0) || !st || !ib_joints_rebuild_basics(w) || st->basicCount == 0) return 1;
+	double wmax2 = 0.0;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		const ibBasic* c = &st->basics[k];
+		const int32_t bodies[2] = {c->b1, c->b2};
+		for (int i = 0; i < 2; ++i) {
+			const ibBody* b = &w->bodies[bodies[i]];
+			if (ib_is_dynamic(b)) wmax2 = fmax(wmax2, ibLengthSq(b->st.w));
+		}
+	}
+	double n = ceil(sqrt(wmax2) * h / maxRotation);
+	return n <= 1.0 ? 1 : n >= 256.0 ? 256 : (int)n;
 }

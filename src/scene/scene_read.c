@@ -103,6 +103,7 @@ static const ibSceneAttr worldAttrTable[] = {
 	WORLD_ATTR("warm_start", IB_ATTR_BOOL, solver.warmStart),
 	WORLD_ATTR("order", IB_ATTR_INT, solver.order),
 	WORLD_ATTR("max_step_subdivisions", IB_ATTR_INT, solver.maxStepSubdivisions),
+	WORLD_ATTR("max_rotation_per_step", IB_ATTR_REAL, solver.maxRotationPerStep),
 };
 /* clang-format on */
 

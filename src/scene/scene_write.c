@@ -167,6 +167,7 @@ static void writeWorld(ibSceneWriter* w, ibWorldId world)
 	ibSceneW_AttrText(w, "warm_start", s.warmStart ? "true" : "false");
 	ibSceneW_AttrInt(w, "order", s.order);
 	ibSceneW_AttrInt(w, "max_step_subdivisions", s.maxStepSubdivisions);
+	ibSceneW_AttrReal(w, "max_rotation_per_step", s.maxRotationPerStep);
 	ibSceneW_Puts(w, "/>\n");
 	int top = ibWorld_GetMaxOverriddenGroup(world);
 	for (int g = 0; g <= top; ++g) {
