@@ -165,7 +165,7 @@ typedef struct ibStepStats {
 	double maxAngularError;   /**< largest rotational joint error after the step (rad) */
 	double maxVelocityError;  /**< largest joint velocity error after the step (m/s or rad/s) */
 	int integratorSubsteps;   /**< largest number of adaptive sub-steps of any body */
-	int stepSubdivisions;     /**< sub-steps the step was split into after non-convergence (1 = none) */
+	int stepSubdivisions;     /**< sub-steps the step was run as: after non-convergence or for maxRotationPerStep (1 = none) */
 	bool converged;           /**< false if an iteration cap was hit before its tolerance */
 	int iterativeIslands;     /**< islands (independent systems of joints) solved with the iterative method */
 	int lgsIslands;           /**< islands solved with the O(n) LGS (IB_SOLVER_AUTO / IB_SOLVER_LGS) */
