@@ -49,7 +49,7 @@ typedef struct ibSolverSettings {
 	bool warmStart;               /**< start both correction loops from the previous step's impulses (same tolerances, fewer sweeps) */
 	int order;                    /**< 1 (default), 2 (midpoint step, §3.4.4), 4 or 6 (weighted combination of 1, 2, 3 midpoint sub-steps) */
 	int maxStepSubdivisions;      /**< if the joint corrections do not converge, redo the step as 2 halves, up to this depth (0 = never) */
-	double maxRotationPerStep;    /**< split a step into equal sub-steps (same forces) so that no jointed body turns by more than this (rad) per sub-step at its angular velocity at the step start; 0 = off; default 0.5 */
+	double maxRotationPerStep;    /**< split a step into equal sub-steps (same forces) so that no jointed body turns by more than this (rad) per sub-step at its angular velocity at the step start (at most 8 sub-steps); 0 = off; default 0.5 */
 } ibSolverSettings;
 
 /** World definition. */

@@ -113,7 +113,9 @@ bool ib_joints_velocity_inconsistent(ibWorld* w)
 }
 
 /* Sub-steps needed so that no jointed dynamic body turns by more than maxRotation (rad) per
- * sub-step at its current angular velocity; 1 if off (maxRotation <= 0). */
+ * sub-step at its current angular velocity; 1 if off (maxRotation <= 0); at most 8. */
+enum { IB_MAX_ROTATION_SUBSTEPS = 8 };
+
 int ib_joints_rotation_substeps(ibWorld* w, double h, double maxRotation)
 {
 	ibJointStore* st = w->joints;
@@ -127,6 +129,8 @@ int ib_joints_rotation_substeps(ibWorld* w, double h, double maxRotation)
 			if (ib_is_dynamic(b)) wmax2 = fmax(wmax2, ibLengthSq(b->st.w));
 		}
 	}
+	/* capped: a body spun up by an impossible drive (inconsistent system) would otherwise ask for
+	 * hundreds of sub-steps that cannot help; the normal subdivision on non-convergence remains */
 	double n = ceil(sqrt(wmax2) * h / maxRotation);
-	return n <= 1.0 ? 1 : n >= 256.0 ? 256 : (int)n;
+	return n <= 1.0 ? 1 : n >= IB_MAX_ROTATION_SUBSTEPS ? IB_MAX_ROTATION_SUBSTEPS : (int)n;
 }
