@@ -47,6 +47,18 @@ IB_API ibVec3 ibWorld_GetGravity(ibWorldId world);
 IB_API ibResult ibWorld_SetSolverSettings(ibWorldId world, const ibSolverSettings* settings);
 /** Current solver settings. */
 IB_API ibSolverSettings ibWorld_GetSolverSettings(ibWorldId world);
+/** Highest solver group number allowed (groups are 0 .. IB_MAX_SOLVER_GROUP). */
+#define IB_MAX_SOLVER_GROUP 65535
+/** Joint method for the islands of a solver group (overrides the world default ibSolverSettings.method).
+ * An island (bodies connected by joints; static and kinematic bodies do not connect) takes the method of
+ * the lowest-numbered group with an override among its dynamic bodies, else the world default. */
+IB_API ibResult ibWorld_SetGroupSolver(ibWorldId world, int group, ibJointSolver method);
+/** Remove a group's override (its islands follow the world default again). */
+IB_API ibResult ibWorld_ClearGroupSolver(ibWorldId world, int group);
+/** True if the group has an override; its method goes to *method (may be NULL). */
+IB_API bool ibWorld_GetGroupSolver(ibWorldId world, int group, ibJointSolver* method);
+/** Highest group number with an override, -1 if none. */
+IB_API int ibWorld_GetMaxOverriddenGroup(ibWorldId world);
 /** Statistics of the last step. */
 IB_API ibStepStats ibWorld_GetStepStats(ibWorldId world);
 /** Number of live bodies. */
@@ -134,6 +146,10 @@ IB_API void ibBody_GetDamping(ibBodyId body, double* linear, double* angular);
 IB_API ibResult ibBody_SetGravityScale(ibBodyId body, double scale);
 /** Gravity scale. */
 IB_API double ibBody_GetGravityScale(ibBodyId body);
+/** Set the body's solver group (0 .. IB_MAX_SOLVER_GROUP), see ibWorld_SetGroupSolver. */
+IB_API ibResult ibBody_SetSolverGroup(ibBodyId body, int group);
+/** The body's solver group (0 if stale). */
+IB_API int ibBody_GetSolverGroup(ibBodyId body);
 /** Kinetic energy (J). */
 IB_API double ibBody_GetKineticEnergy(ibBodyId body);
 /** Number of shapes on the body. */

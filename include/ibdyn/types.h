@@ -83,6 +83,7 @@ typedef struct ibSolverSettings {
 	int order;                    /**< 1 (default), 2 (midpoint step, §3.4.4), 4 or 6 (weighted combination of 1, 2, 3 midpoint sub-steps) */
 	int maxStepSubdivisions;      /**< if the joint corrections do not converge, redo the step as 2 halves, up to this depth (0 = never) */
 	ibContactSettings contact;    /**< collision and resting-contact resolution (Chapter 5) */
+	double maxRotationPerStep;    /**< split a step into equal sub-steps (same forces) so that no jointed body turns by more than this (rad) per sub-step at its angular velocity at the step start (at most 8 sub-steps); 0 = off; default 0.5 */
 } ibSolverSettings;
 
 /** Broadphase algorithm (§4.5.1.1). Both give the same pair set. */
@@ -145,6 +146,7 @@ typedef struct ibBodyDef {
 	double linearDamping;    /**< linear damping rate c: force -c m v (1/s), >= 0 */
 	double angularDamping;   /**< angular damping rate c: torque -c J w (1/s), >= 0 */
 	double gravityScale;     /**< multiplies the world gravity for this body */
+	int solverGroup;         /**< solver group (>= 0, default 0): the joint method of the body's island can be set per group (ibWorld_SetGroupSolver) */
 	const char* name;        /**< optional name (copied; used by scene files and CSV headers) */
 	void* userData;          /**< user pointer */
 	int internalValue;       /**< set by ibDefaultBodyDef */
@@ -283,7 +285,7 @@ typedef struct ibStepStats {
 	double maxAngularError;   /**< largest rotational joint error after the step (rad) */
 	double maxVelocityError;  /**< largest joint velocity error after the step (m/s or rad/s) */
 	int integratorSubsteps;   /**< largest number of adaptive sub-steps of any body */
-	int stepSubdivisions;     /**< sub-steps the step was split into after non-convergence (1 = none) */
+	int stepSubdivisions;     /**< sub-steps the step was run as: after non-convergence or for maxRotationPerStep (1 = none) */
 	bool converged;           /**< false if an iteration cap was hit before its tolerance */
 	int contactPoints;        /**< contact points found at the start of the step */
 	int collidingPoints;      /**< of these, classified as colliding (eq. 5.1) */
@@ -293,6 +295,9 @@ typedef struct ibStepStats {
 	int contactVelocityIterations; /**< contact velocity sweeps at t0+h (static friction, §5.3.3) */
 	double collisionResidual; /**< largest remaining |target - u_n| of the collision loop (m/s; 0 when converged) */
 	double contactResidual;   /**< largest remaining predicted penetration or static-friction offset (m) */
+	int iterativeIslands;     /**< islands (independent systems of joints) solved with the iterative method */
+	int lgsIslands;           /**< islands solved with the O(n) LGS (IB_SOLVER_AUTO / IB_SOLVER_LGS) */
+	int lgsSparseIslands;     /**< islands solved with the sparse LGS (IB_SOLVER_LGS_SPARSE) */
 } ibStepStats;
 
 /** Default world definition: gravity (0, 0, -9.81), RK4, eps_d = 1e-6 m, eps_v = 1e-6 m/s. */

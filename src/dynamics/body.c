@@ -36,6 +36,8 @@ static ibResult validate_def(ibWorld* w, const ibBodyDef* d)
 	      d->angularDamping >= 0.0))
 		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "damping must be finite and >= 0");
 	if (!isfinite(d->gravityScale)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "gravity scale must be finite");
+	if (d->solverGroup < 0 || d->solverGroup > IB_MAX_SOLVER_GROUP)
+		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "solver group must be in [0, %d] (got %d)", IB_MAX_SOLVER_GROUP, d->solverGroup);
 	return IB_OK;
 }
 
@@ -75,6 +77,8 @@ ibBodyId ibCreateBody(ibWorldId worldId, const ibBodyDef* d)
 	b->linearDamping = d->linearDamping;
 	b->angularDamping = d->angularDamping;
 	b->gravityScale = d->gravityScale;
+	b->solverGroup = d->solverGroup;
+	if (d->solverGroup != 0) w->solverGroupsVersion++;
 	b->firstShape = b->lastShape = IB_NULL_INDEX;
 	b->nextFree = IB_NULL_INDEX;
 	b->qPrincipal = IB_QUAT_IDENTITY;

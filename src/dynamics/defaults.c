@@ -16,6 +16,7 @@ ibSolverSettings ibDefaultSolverSettings(void)
 	s.maxCorrectionImpulse = 0.0;
 	s.warmStart = true;
 	s.maxStepSubdivisions = 4;
+	s.maxRotationPerStep = 0.5;
 	s.order = 1;
 	s.contact.enabled = true;
 	s.contact.restitutionLaw = IB_RESTITUTION_NEWTON;

@@ -1,6 +1,7 @@
 /* The time step (Part VI §21): force modules once per step, collision detection and resolution at
  * t0 with this step's contact joints (src/contact), then joint correction (§3.2.1) followed by the
- * contact joints, free motion (§3.1.2) and velocity correction of joints and contacts. If the joint corrections do not
+ * contact joints, free motion (§3.1.2) and velocity correction of joints and contacts; split into
+ * equal sub-steps when a jointed body would turn by more than maxRotationPerStep in one step. If the joint corrections do not
  * reach their tolerances within the iteration caps, the step is restored and redone as two halves
  * with the same (constant) forces, recursively up to maxStepSubdivisions — as the thesis redoes a
  * step with reduced length at a time of contact (§4.1). Only the position/velocity state moves. */
@@ -214,15 +215,20 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 		ib_collision_begin_events(w);
 	else
 		ib_contacts_collide(w, h); /* no detection: clears last step's contact joints */
-	if (w->solver.order >= 2 && collide) collide_t0(w, h); /* higher orders: detection at t0, no TOI */
-	if (w->solver.order == 2)
-		midpoint_step(w, h);
-	else if (w->solver.order >= 4)
-		higher_order_step(w, h, w->solver.order);
-	else if (collide)
-		ib_toi_step(w, h, collide_t0, motion);
-	else
-		advance(w, h, 0);
+	/* large rotations per step break the joint correction's prediction: sub-step (constant forces) */
+	int sub = ib_joints_rotation_substeps(w, h, w->solver.maxRotationPerStep);
+	for (int k = 0; k < sub; ++k) {
+		double hs = h / sub;
+		if (w->solver.order >= 2 && collide) collide_t0(w, hs); /* higher orders: detection at t0, no TOI */
+		if (w->solver.order == 2)
+			midpoint_step(w, hs);
+		else if (w->solver.order >= 4)
+			higher_order_step(w, hs, w->solver.order);
+		else if (collide)
+			ib_toi_step(w, hs, collide_t0, motion);
+		else
+			advance(w, hs, 0);
+	}
 	w->canSubdivide = false;
 
 	int32_t bad = -1;

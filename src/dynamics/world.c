@@ -143,6 +143,7 @@ void ibDestroyWorld(ibWorldId id)
 	ib_free(w, w->snapBodies, (size_t)w->snapLevels * (size_t)w->snapBodyCapacity * sizeof(ibRigidState));
 	ib_free(w, w->snapWarm, (size_t)w->snapLevels * (size_t)w->snapWarmCapacity * sizeof(ibVec3));
 	ib_free(w, w->orderStates, (size_t)4 * (size_t)w->orderCapacity * sizeof(ibRigidState));
+	ib_free(w, w->groupMethod, (size_t)w->groupMethodCapacity * sizeof(int32_t));
 	ib_free(w, w->shapes, (size_t)w->shapeCapacity * sizeof(ibShape));
 	ib_free(w, w->bodies, (size_t)w->bodyCapacity * sizeof(ibBody));
 	s_worlds[w->slot] = NULL;
@@ -207,6 +208,7 @@ ibResult ibWorld_SetSolverSettings(ibWorldId id, const ibSolverSettings* s)
 	char msg[256];
 	ibResult r = ib_validate_solver(s, msg, sizeof msg);
 	if (r != IB_OK) return ib_error(w, r, "%s", msg);
+	if (s->method != w->solver.method) w->solverGroupsVersion++;
 	w->solver = *s;
 	return IB_OK;
 }

@@ -35,6 +35,7 @@ typedef struct ibBody {
 	ibVec3 localCom;     /* COM in the user body frame */
 	ibQuat qPrincipal;   /* principal frame -> user body frame */
 	double linearDamping, angularDamping, gravityScale;
+	int32_t solverGroup; /* ibBodyDef.solverGroup */
 	double substepHint;  /* adaptive integrator: last accepted sub-step (s), 0 = none */
 	ibBodyType type;
 	bool inUse;
@@ -122,6 +123,10 @@ struct ibWorld {
 	ibRigidState* orderStates; /* higher-order methods: start state + results of the sub-step runs */
 	int32_t orderCapacity;     /* bodies per state */
 	bool canSubdivide;        /* a failed correction may return unconverged instead of falling back */
+	/* per-group joint method overrides (joints/solver_groups.c): groupMethod[g] = ibJointSolver or -1 */
+	int32_t* groupMethod;
+	int32_t groupMethodCapacity;
+	uint32_t solverGroupsVersion; /* bumped when an island's method may have changed (basics reordered) */
 };
 
 /* shape.c: free a shape's geometry data (mesh arrays, hull, triangle tree). */
@@ -187,6 +192,7 @@ void ib_joints_on_body_destroyed(ibWorld* w, int32_t bodyIndex);
 ibResult ib_joints_before_step(ibWorld* w, double h);   /* force modules: springs, motors */
 ibResult ib_joints_position_correction(ibWorld* w, double h);
 ibResult ib_joints_velocity_correction(ibWorld* w, double h);
+int ib_joints_rotation_substeps(ibWorld* w, double h, double maxRotation);
 bool ib_joints_velocity_inconsistent(ibWorld* w);
 void ib_joints_measure(ibWorld* w, ibStepStats* stats);
 /* One sweep of Alg. 3.1 / Alg. 3.2 over all basic joints (coupling with contacts, §5.4); true if some

@@ -130,7 +130,8 @@ bool ib_joints_rebuild_basics(ibWorld* w)
 	ibJointStore* st = w->joints;
 	if (!st) return true;
 	if (!ib_grow(w, (void**)&st->pred, &st->predCapacity, w->bodyHigh + 1, sizeof(ibPredicted))) return false;
-	if (!st->basicsDirty && st->builtMassEpoch == w->massEpoch) return true;
+	if (!st->basicsDirty && st->builtMassEpoch == w->massEpoch && st->builtGroupsVersion == w->solverGroupsVersion)
+		return true;
 	int32_t need = 0;
 	for (int32_t i = 0; i < st->jointHigh; ++i)
 		if (st->joints[i].inUse) need += 2;
@@ -145,10 +146,25 @@ bool ib_joints_rebuild_basics(ibWorld* w)
 		st->basicCapacity = oldCap;
 		return false;
 	}
+	/* method class of each joint's island: basics are stored class by class */
+	size_t clsBytes = (size_t)st->jointHigh + 1, workBytes = (size_t)3 * (size_t)(w->bodyHigh + 1) * sizeof(int32_t);
+	int8_t* cls = ib_alloc(w, clsBytes);
+	int32_t* work = ib_alloc(w, workBytes);
+	if (!cls || !work) {
+		ib_free(w, cls, clsBytes);
+		ib_free(w, work, workBytes);
+		ib_free(w, st->basics, (size_t)st->basicCapacity * sizeof(ibBasic));
+		st->basics = old;
+		st->basicCapacity = oldCap;
+		return false;
+	}
+	ib_joints_island_classes(w, st, cls, work, st->classIslands);
 	st->basicCount = 0;
-	for (int32_t i = 0; i < st->jointHigh; ++i) {
+	for (int32_t ji = 0; ji < IB_CLASS_COUNT * st->jointHigh; ++ji) {
+		int32_t i = ji % st->jointHigh, pass = ji / st->jointHigh;
+		if (i == 0) st->classStart[pass] = st->basicCount;
 		ibJoint* j = &st->joints[i];
-		if (!j->inUse) continue;
+		if (!j->inUse || cls[i] != pass) continue;
 		int32_t firstOld[2] = {j->basic[0], j->basic[1]};
 		int oldN = j->basicCount;
 		j->basicCount = 0;
@@ -167,6 +183,11 @@ bool ib_joints_rebuild_basics(ibWorld* w)
 			st->basics[j->basic[k]].warmVel = old[firstOld[k]].warmVel;
 		}
 	}
+	if (st->jointHigh == 0)
+		for (int c = 0; c < IB_CLASS_COUNT; ++c) st->classStart[c] = 0;
+	st->classStart[IB_CLASS_COUNT] = st->basicCount;
+	ib_free(w, cls, clsBytes);
+	ib_free(w, work, workBytes);
 	ib_free(w, old, (size_t)oldCap * sizeof(ibBasic));
 	if (!ib_grow(w, (void**)&st->rhs, &st->rhsCapacity, st->basicCount + 1, sizeof(ibVec3))) return false;
 	st->hasVelocityOnly = false;
@@ -174,6 +195,7 @@ bool ib_joints_rebuild_basics(ibWorld* w)
 		if (st->basics[k].type->velocityOnly) st->hasVelocityOnly = true;
 	st->layoutVersion++;
 	st->basicsDirty = false;
+	st->builtGroupsVersion = w->solverGroupsVersion;
 	st->builtMassEpoch = w->massEpoch;
 	return true;
 }

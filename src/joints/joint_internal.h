@@ -104,6 +104,9 @@ typedef struct ibJoint {
 	int32_t dragHelper; /* drag joints: index of the kinematic helper body, else -1 */
 } ibJoint;
 
+/* Method classes; the basic joints are stored grouped by class in this order (solver_groups.c). */
+typedef enum ibSolverClass { IB_CLASS_TREE, IB_CLASS_SPARSE, IB_CLASS_ITERATIVE, IB_CLASS_COUNT } ibSolverClass;
+
 typedef struct ibJointStore {
 	ibJoint* joints;
 	int32_t jointCapacity, jointHigh, jointFree, jointCount;
@@ -120,6 +123,10 @@ typedef struct ibJointStore {
 	ibPredicted* pred;
 	int32_t predCapacity;
 	void* sparse;            /* solver_lgs_sparse.c (CHOLMOD state), NULL until used */
+	/* basics of class c are [classStart[c], classStart[c + 1]) (rebuilt with the basics) */
+	int32_t classStart[IB_CLASS_COUNT + 1];
+	int classIslands[IB_CLASS_COUNT];
+	uint32_t builtGroupsVersion; /* w->solverGroupsVersion the order was built for */
 } ibJointStore;
 
 extern const ibBasicType ib_basic_ball, ib_basic_distance, ib_basic_line, ib_basic_line_distance, ib_basic_plane,
@@ -164,6 +171,9 @@ bool ib_lgs_applicable(ibWorld* w);
 ibResult ib_lgs_position_correction(ibWorld* w, double h);
 ibResult ib_lgs_velocity_correction(ibWorld* w, double h);
 void ib_lgs_free(ibWorld* w);
+
+/* solver_groups.c: class of each in-use joint's island; work holds 3 * (bodyHigh + 1) ints */
+void ib_joints_island_classes(ibWorld* w, const ibJointStore* st, int8_t* cls, int32_t* work, int islands[IB_CLASS_COUNT]);
 
 /* force modules: motor.c and spring.c */
 void ib_motor_apply(ibWorld* w, ibJoint* j, double h);

@@ -85,6 +85,12 @@ static int joint_rows(const ibJointStore* st, const ibJoint* j, bool velocityOnl
 	return n;
 }
 
+/* The joint has basics in the store's current view (the O(n) LGS range, solver_select.c). */
+static bool in_view(const ibJointStore* st, const ibJoint* j)
+{
+	return j->inUse && j->basicCount > 0 && j->basic[0] < st->basicCount;
+}
+
 /* Build the forest (topology only) and the elimination order; false if the graph has a loop. */
 static bool build(ibWorld* w, LgsTree* t)
 {
@@ -102,7 +108,7 @@ static bool build(ibWorld* w, LgsTree* t)
 	t->hasCut = false;
 	for (int32_t i = 0; i < nj; ++i) {
 		ibJoint* j = &st->joints[i];
-		if (!j->inUse || j->basicCount == 0) continue;
+		if (!in_view(st, j)) continue;
 		int32_t a = j->def.bodyA.index1 - 1, b = j->def.bodyB.index1 - 1;
 		if (!ib_is_dynamic(&w->bodies[a])) a = nb;
 		if (!ib_is_dynamic(&w->bodies[b])) b = nb;
@@ -117,7 +123,7 @@ static bool build(ibWorld* w, LgsTree* t)
 	for (int32_t i = 0; i < nb; ++i) t->bodyNode[i] = -1;
 	for (int32_t i = 0; i < nj; ++i) {
 		ibJoint* j = &st->joints[i];
-		if (!j->inUse || j->basicCount == 0 || st->basics[j->basic[0]].cut) continue;
+		if (!in_view(st, j) || st->basics[j->basic[0]].cut) continue;
 		int32_t bodies[2] = {j->def.bodyA.index1 - 1, j->def.bodyB.index1 - 1};
 		for (int k = 0; k < 2; ++k) {
 			int32_t bi = bodies[k];
@@ -134,7 +140,7 @@ static bool build(ibWorld* w, LgsTree* t)
 	int32_t firstJointNode = t->nodeCount;
 	for (int32_t i = 0; i < nj; ++i) {
 		ibJoint* j = &st->joints[i];
-		if (!j->inUse || j->basicCount == 0 || st->basics[j->basic[0]].cut) continue;
+		if (!in_view(st, j) || st->basics[j->basic[0]].cut) continue;
 		TreeNode* n = &t->nodes[t->nodeCount++];
 		memset(n, 0, sizeof *n);
 		n->body = -1;
@@ -434,7 +440,8 @@ static void set_predicted_levers(ibWorld* w, ibJointStore* st, double h)
 
 /* Exact response of the predicted errors to body velocity changes by forward differences through
  * the integrator (6 perturbed predictions per body and basic). Used when the linearisation with
- * lever arms fails (bodies turning by a large angle per step). Stored pre-divided by h. */
+ * lever arms fails (bodies turning by a large angle per step), i.e. only with maxRotationPerStep = 0;
+ * on the 100-chain it doubled the step time without changing the iterates. Stored pre-divided by h. */
 static void fd_response(ibWorld* w, ibJointStore* st, double h)
 {
 	for (int32_t k = 0; k < st->basicCount; ++k) {
@@ -523,7 +530,9 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 		prevErr = err;
 		if (needFactor) {
 			set_predicted_levers(w, st, h);
-			if (it > 0)
+			/* the exact response through the integrator only pays when bodies may turn far per step;
+			 * with rotation sub-steps (maxRotationPerStep) the lever arms give the same iterates */
+			if (it > 0 && !(s->maxRotationPerStep > 0.0))
 				fd_response(w, st, h);
 			else
 				clear_fd(st);

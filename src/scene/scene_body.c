@@ -360,6 +360,7 @@ static const ibSceneAttr bodyAttrTable[] = {
 	BODY_ATTR("linear_damping", IB_ATTR_REAL, def.linearDamping),
 	BODY_ATTR("angular_damping", IB_ATTR_REAL, def.angularDamping),
 	BODY_ATTR("gravity_scale", IB_ATTR_REAL, def.gravityScale),
+	BODY_ATTR("solver_group", IB_ATTR_INT, def.solverGroup),
 };
 /* clang-format on */
 

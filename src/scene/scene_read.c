@@ -114,6 +114,7 @@ static const ibSceneAttr worldAttrTable[] = {
 	WORLD_ATTR("conservative_advancement", IB_ATTR_BOOL, collision.conservativeAdvancement),
 	WORLD_ATTR("max_toi_substeps", IB_ATTR_INT, collision.maxToiSubsteps),
 	WORLD_ATTR("max_toi_iterations", IB_ATTR_INT, collision.maxToiIterations),
+	WORLD_ATTR("max_rotation_per_step", IB_ATTR_REAL, solver.maxRotationPerStep),
 };
 /* clang-format on */
 
@@ -133,6 +134,37 @@ static bool readWorld(ibSceneLoader* L, const xmlNode* node)
 	L->def.collision.broadphase = (ibBroadphaseMethod)a.broadphase;
 	L->def.collision.toiMode = (ibToiMode)a.toiMode;
 	L->worldNode = node;
+	return true;
+}
+
+/* <solver_group id="N" solver="..."/>: the joint method of the islands of bodies in group N */
+typedef struct groupAttrs {
+	int id;
+	int method;
+} groupAttrs;
+
+/* clang-format off */
+static const ibSceneAttr groupAttrTable[] = {
+	{.name = "id", .kind = IB_ATTR_INT, .offset = offsetof(groupAttrs, id), .flags = IB_ATTR_REQUIRED},
+	{.name = "solver", .kind = IB_ATTR_ENUM, .offset = offsetof(groupAttrs, method), .values = ibScene_Solvers,
+	 .flags = IB_ATTR_REQUIRED},
+};
+/* clang-format on */
+
+static bool readSolverGroup(ibSceneLoader* L, const xmlNode* node)
+{
+	groupAttrs a = {0, 0};
+	ibSceneAttrSet set = {groupAttrTable, 2, &a, NULL};
+	if (!ibScene_CheckContent(L->err, node, false) || !ibScene_ReadAttributes(L->err, node, &set, 1)) return false;
+	ibJointSolver had;
+	if (a.id >= 0 && ibWorld_GetGroupSolver(L->world, a.id, &had)) {
+		ibScene_NodeError(L->err, node, "duplicate <solver_group> id %d", a.id);
+		return false;
+	}
+	if (ibWorld_SetGroupSolver(L->world, a.id, (ibJointSolver)a.method) != IB_OK) {
+		ibScene_NodeError(L->err, node, "%s", ibWorld_GetLastError(L->world));
+		return false;
+	}
 	return true;
 }
 
@@ -230,7 +262,7 @@ typedef struct rootElement {
 static const rootElement rootElements[] = {
     {"world", PASS_SETTINGS, true, readWorld},        {"run", PASS_SETTINGS, true, readRun},
     {"material", PASS_SETTINGS, false, readMaterial}, {"body", PASS_BODIES, false, ibScene_ReadBody},
-    {"joint", PASS_JOINTS, false, ibScene_ReadJoint},
+    {"joint", PASS_JOINTS, false, ibScene_ReadJoint}, {"solver_group", PASS_BODIES, false, readSolverGroup},
 };
 enum { ROOT_ELEMENT_COUNT = sizeof rootElements / sizeof rootElements[0] };
 

@@ -179,7 +179,18 @@ static void writeWorld(ibSceneWriter* w, ibWorldId world)
 		ibSceneW_AttrText(w, "conservative_advancement", c.conservativeAdvancement ? "true" : "false");
 	if (c.maxToiSubsteps != d.maxToiSubsteps) ibSceneW_AttrInt(w, "max_toi_substeps", c.maxToiSubsteps);
 	if (c.maxToiIterations != d.maxToiIterations) ibSceneW_AttrInt(w, "max_toi_iterations", c.maxToiIterations);
+	ibSceneW_AttrReal(w, "max_rotation_per_step", s.maxRotationPerStep);
 	ibSceneW_Puts(w, "/>\n");
+	int top = ibWorld_GetMaxOverriddenGroup(world);
+	for (int g = 0; g <= top; ++g) {
+		ibJointSolver m;
+		if (!ibWorld_GetGroupSolver(world, g, &m)) continue;
+		const char* name = ibScene_EnumName(ibScene_Solvers, (int)m);
+		ibSceneW_Puts(w, "  <solver_group");
+		ibSceneW_AttrInt(w, "id", g);
+		ibSceneW_AttrText(w, "solver", name != NULL ? name : "?");
+		ibSceneW_Puts(w, "/>\n");
+	}
 }
 
 static void writeMeshGeometry(ibSceneWriter* w, ibMesh m)
@@ -291,6 +302,7 @@ static bool writeBody(ibSceneWriter* w, ibBodyId body, const char* name, const c
 	ibSceneW_AttrReal(w, "linear_damping", linear);
 	ibSceneW_AttrReal(w, "angular_damping", angular);
 	ibSceneW_AttrReal(w, "gravity_scale", ibBody_GetGravityScale(body));
+	if (ibBody_GetSolverGroup(body) != 0) ibSceneW_AttrInt(w, "solver_group", ibBody_GetSolverGroup(body));
 	int count = ibBody_GetShapeCount(body);
 	bool override = ibBody_HasMassOverride(body);
 	if (count == 0 && !override) {

@@ -61,6 +61,7 @@ static bool beginWorld(builder* b, char* msg, size_t msgSize)
 	wd.solver.positionTolerance = 1e-6; /* eps_d of the dissertation */
 	wd.solver.angularTolerance = 1e-6;
 	wd.solver.velocityTolerance = 1e-6; /* eps_v */
+	wd.collision.enabled = false;       /* joint models of §3.3: the links' shapes overlap, no contacts */
 	*b = (builder){ibCreateWorld(&wd), IB_OK, msg, msgSize};
 	if (IB_IS_NULL(b->world)) {
 		snprintf(msg, msgSize, "gen: cannot create the world");
