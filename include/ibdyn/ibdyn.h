@@ -13,6 +13,7 @@
 #include "math.h"
 #include "types.h"
 #include "joint.h"
+#include "soft.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -130,6 +130,7 @@ void ibDestroyWorld(ibWorldId id)
 	if (!w) return;
 	ib_joints_destroy_store(w);
 	ib_collision_destroy(w);
+	ib_soft_destroy_store(w);
 	for (int32_t i = 0; i < w->shapeHigh; ++i) {
 		ibShape* s = &w->shapes[i];
 		if (!s->inUse) continue;
@@ -270,5 +271,6 @@ ibResult ibWorld_ComputeInvariants(ibWorldId id, ibWorldInvariants* out)
 		out->angularMomentum = ibAdd(out->angularMomentum, ibAdd(ibCross(b->st.s, p), ibMat3_MulV(b->R, Lb)));
 	}
 	out->springEnergy = ib_joints_spring_energy(w);
+	ib_soft_add_invariants(w, out);
 	return IB_OK;
 }

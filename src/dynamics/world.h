@@ -82,6 +82,7 @@ typedef struct ibAllocator {
 
 struct ibJointStore; /* joints module */
 struct ibCollisionWorld; /* collision pipeline (src/collision/collision_world.h) */
+struct ibSoftStore; /* particles, soft bodies, rigid-soft constraints (src/soft) */
 
 struct ibWorld {
 	uint16_t slot, generation;
@@ -105,6 +106,7 @@ struct ibWorld {
 
 	struct ibJointStore* joints; /* NULL until the first joint is created */
 	struct ibCollisionWorld* collision; /* NULL until the first detection */
+	struct ibSoftStore* soft;           /* NULL until the first soft body or constraint */
 	double contactTolerance;            /* eps_c (m) of collision detection */
 
 	/* step subdivision (step.c): one snapshot per subdivision depth, reused across steps */
@@ -181,5 +183,28 @@ ibResult ib_joints_velocity_correction(ibWorld* w, double h);
 bool ib_joints_velocity_inconsistent(ibWorld* w);
 void ib_joints_measure(ibWorld* w, ibStepStats* stats);
 double ib_joints_spring_energy(ibWorld* w);
+
+/* soft module hooks (src/soft): particles integrated with the bodies, soft rows solved in the
+ * joint loops (sweeps inside the iterative method, alternating with the LGS methods) */
+void ib_soft_destroy_store(ibWorld* w);
+void ib_soft_on_body_destroyed(ibWorld* w, int32_t bodyIndex);
+void ib_soft_apply_forces(ibWorld* w);
+void ib_soft_integrate(ibWorld* w, double h);
+bool ib_soft_finite(const ibWorld* w);
+bool ib_soft_active(const ibWorld* w);
+void ib_soft_snapshot_save(ibWorld* w, int depth);
+void ib_soft_snapshot_restore(ibWorld* w, int depth);
+void ib_soft_add_invariants(const ibWorld* w, ibWorldInvariants* out);
+void ib_soft_measure(ibWorld* w);
+void ib_soft_position_begin(ibWorld* w, double h);
+bool ib_soft_position_sweep(ibWorld* w, double h);
+void ib_soft_position_end(ibWorld* w);
+void ib_soft_velocity_begin(ibWorld* w);
+bool ib_soft_velocity_sweep(ibWorld* w);
+void ib_soft_velocity_end(ibWorld* w);
+ibResult ib_soft_position_correction(ibWorld* w, double h);
+ibResult ib_soft_velocity_correction(ibWorld* w, double h);
+ibResult ib_soft_position_hybrid(ibWorld* w, double h, ibResult (*rigid)(ibWorld*, double));
+ibResult ib_soft_velocity_hybrid(ibWorld* w, double h, ibResult (*rigid)(ibWorld*, double));
 
 #endif

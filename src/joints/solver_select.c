@@ -18,20 +18,20 @@ static bool use_lgs(ibWorld* w)
 ibResult ib_joints_position_correction(ibWorld* w, double h)
 {
 	ibJointStore* st = w->joints;
-	if (!st) return IB_OK;
-	if (!ib_joints_rebuild_basics(w)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in joint solver");
-	if (st->basicCount == 0) return IB_OK;
+	if (st && !ib_joints_rebuild_basics(w)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in joint solver");
+	if (!st || st->basicCount == 0) return ib_soft_position_correction(w, h); /* soft rows alone */
 	for (int32_t i = 0; i < w->bodyHigh; ++i) st->pred[i].version = ~w->bodies[i].velVersion;
-	if (use_sparse(w)) return ib_lgs_sparse_position_correction(w, h);
-	return use_lgs(w) ? ib_lgs_position_correction(w, h) : ib_iterative_position_correction(w, h);
+	/* LGS methods: the soft rows alternate with the rigid solve; iterative: swept inside its loop */
+	if (use_sparse(w)) return ib_soft_position_hybrid(w, h, ib_lgs_sparse_position_correction);
+	return use_lgs(w) ? ib_soft_position_hybrid(w, h, ib_lgs_position_correction) : ib_iterative_position_correction(w, h);
 }
 
 ibResult ib_joints_velocity_correction(ibWorld* w, double h)
 {
 	ibJointStore* st = w->joints;
-	if (!st || st->basicCount == 0) return IB_OK;
-	if (use_sparse(w)) return ib_lgs_sparse_velocity_correction(w, h);
-	return use_lgs(w) ? ib_lgs_velocity_correction(w, h) : ib_iterative_velocity_correction(w, h, true);
+	if (!st || st->basicCount == 0) return ib_soft_velocity_correction(w, h);
+	if (use_sparse(w)) return ib_soft_velocity_hybrid(w, h, ib_lgs_sparse_velocity_correction);
+	return use_lgs(w) ? ib_soft_velocity_hybrid(w, h, ib_lgs_velocity_correction) : ib_iterative_velocity_correction(w, h, true);
 }
 
 /* True if some joint's velocity condition is violated at the current instant (e.g. the user set
