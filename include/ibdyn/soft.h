@@ -77,6 +77,8 @@ typedef struct ibSoftBodyDef {
 	double linearDamping;      /**< damping rate c: force -c m v on each particle (1/s), >= 0 */
 	double gravityScale;       /**< multiplies the world gravity */
 	double positionTolerance;  /**< tolerance of the internal rows (m); 0 = the world's eps_d */
+	int maxIterations;         /**< sweeps of the internal rows per correction (anytime cloth: after that only
+	                            *   the joints are iterated and the step counts as converged); 0 = the world's caps */
 	const char* name;          /**< optional name (copied) */
 	void* userData;            /**< user pointer */
 	int internalValue;         /**< set by ibDefaultSoftBodyDef */
@@ -148,6 +150,7 @@ typedef struct ibSoftStepStats {
 	double maxJointVelocityError; /**< largest |dC/dt| of the joints after the step (m/s) */
 	int positionSweeps;          /**< sweeps of the soft rows in the joint correction */
 	int velocitySweeps;          /**< sweeps in the velocity correction */
+	bool internalConverged;      /**< false if internal rows stopped at their maxIterations above tolerance */
 } ibSoftStepStats;
 
 /** Default soft body: density 0.1 kg/m^2, inextensible edges, no bending, gravity scale 1. */
@@ -191,6 +194,8 @@ IB_API bool ibSoftBody_IsPinned(ibSoftBodyId soft, int i);
 IB_API ibResult ibSoftBody_ApplyForce(ibSoftBodyId soft, int i, ibVec3 force);
 /** Set the damping rate (1/s, >= 0) of all particles. */
 IB_API ibResult ibSoftBody_SetDamping(ibSoftBodyId soft, double linearDamping);
+/** Set the sweep cap of the internal rows (0 = the world's caps); see ibSoftBodyDef.maxIterations. */
+IB_API ibResult ibSoftBody_SetMaxIterations(ibSoftBodyId soft, int maxIterations);
 /** Linear momentum of the particles (kg m/s). */
 IB_API ibVec3 ibSoftBody_GetLinearMomentum(ibSoftBodyId soft);
 /** Kinetic energy of the particles (J). */

@@ -131,6 +131,14 @@ ibResult ibSoftBody_SetDamping(ibSoftBodyId id, double c)
 	return IB_OK;
 }
 
+ibResult ibSoftBody_SetMaxIterations(ibSoftBodyId id, int n)
+{
+	GET_SOFT_OR(IB_ERR_STALE_HANDLE);
+	if (n < 0) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "maxIterations must be >= 0");
+	s->maxIter = n;
+	return IB_OK;
+}
+
 ibVec3 ibSoftBody_GetLinearMomentum(ibSoftBodyId id)
 {
 	GET_SOFT_OR(IB_VEC3_ZERO);

@@ -49,6 +49,7 @@ static ibResult validate(ibWorld* w, const ibSoftBodyDef* d)
 		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "compliances must be finite and >= 0");
 	if (!nonneg(d->linearDamping)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "damping must be finite and >= 0");
 	if (!isfinite(d->gravityScale)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "gravity scale must be finite");
+	if (d->maxIterations < 0) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "maxIterations must be >= 0");
 	if (!nonneg(d->positionTolerance)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "tolerance must be finite and >= 0");
 	if (!ibVec3_IsFinite(d->linearVelocity)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "velocity must be finite");
 	if (d->bending != IB_SOFT_BENDING_NONE && d->bending != IB_SOFT_BENDING_DISTANCE && d->bending != IB_SOFT_BENDING_DIHEDRAL)
@@ -237,6 +238,7 @@ ibSoftBodyId ibCreateSoftBody(ibWorldId worldId, const ibSoftBodyDef* d)
 	if (tris) memcpy(tris, d->triangles, trisBytes);
 	sb->volJ = volJ;
 	sb->tol = d->positionTolerance;
+	sb->maxIter = d->maxIterations;
 	sb->name = name;
 	sb->userData = d->userData;
 	for (int i = 0; i < n; ++i) {

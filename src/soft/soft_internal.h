@@ -93,6 +93,7 @@ typedef struct ibSoftBody {
 	int triCount;
 	double* volJ;                /* Jacobian of the surface volume row (3 count) or NULL */
 	double tol;
+	int maxIter;                 /* 0 = world caps */
 	char* name;
 	void* userData;
 } ibSoftBody;
@@ -123,6 +124,8 @@ typedef struct ibSoftStore {
 	int32_t snapCapacity;   /* particles per level */
 	int snapLevels;
 	int depth;              /* nesting of position / velocity begin-end */
+	int sweep;              /* sweeps since begin */
+	bool capped;            /* some soft body's rows hit their maxIterations this step */
 	ibSoftStepStats stats;
 } ibSoftStore;
 

@@ -155,11 +155,10 @@ void ib_soft_inverse_spd(const double* A, int n, double* out)
 	}
 }
 
-void ib_soft_view_prepare(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, uint32_t* epoch)
+/* J at the states s (into v->J) and K = J M^-1 J^T. */
+static void compute_jk(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, const ibPartState* s)
 {
-	if (*epoch == w->poseEpoch) return;
 	double C[IB_SOFT_MAXR];
-	const ibPartState* s = ib_soft_gather(w, ss, v, false, 0.0);
 	ib_soft_view_eval(w, ss, v, s, C, v->J);
 	int m = v->rows, cols = ib_soft_view_cols(v);
 	const double* J = v->J;
@@ -196,6 +195,12 @@ void ib_soft_view_prepare(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, uint
 	}
 	for (int r = 0; r < m; ++r)
 		for (int q = 0; q < r; ++q) v->K[r * m + q] = v->K[q * m + r];
+}
+
+void ib_soft_view_prepare(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, uint32_t* epoch)
+{
+	if (*epoch == w->poseEpoch) return;
+	compute_jk(w, ss, v, ib_soft_gather(w, ss, v, false, 0.0));
 	*epoch = w->poseEpoch;
 }
 
@@ -277,6 +282,7 @@ static bool position_step(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, doub
 	int m = v->rows;
 	for (int r = 0; r < m; ++r) C[r] += v->compliance * v->acc[r] / h;
 	if (norm(C, m) <= tol) return false;
+
 	for (int r = 0; r < m; ++r) {
 		double x = 0.0;
 		for (int q = 0; q < m; ++q) x += v->Minv[r * m + q] * C[q];
@@ -350,22 +356,41 @@ void ib_soft_position_begin(ibWorld* w, double h)
 	}
 	ss->stats.positionSweeps = 0;
 	ss->stats.velocitySweeps = 0;
+	ss->sweep = 0;
+	ss->capped = false;
+}
+
+/* Rows of the soft bodies still within their sweep cap; rows past it are left as they are (anytime
+ * cloth) and do not keep the loop going. */
+static bool sweep_rows(ibWorld* w, ibSoftStore* ss, bool velocity, double h)
+{
+	bool corrected = false;
+	for (int32_t si = 0; si < ss->softHigh; ++si) {
+		const ibSoftBody* sb = &ss->softs[si];
+		if (!sb->inUse || sb->rowCount == 0) continue;
+		if (sb->maxIter > 0 && ss->sweep >= sb->maxIter) continue;
+		bool any = false;
+		for (int32_t k = sb->firstRow; k < sb->firstRow + sb->rowCount; ++k) {
+			ibSoftView v = ib_soft_row_view(ss, &ss->rows[k]);
+			if (velocity ? velocity_step(w, ss, &v) : position_step(w, ss, &v, h, row_tol(w, &v))) any = true;
+		}
+		if (any && sb->maxIter > 0 && ss->sweep == sb->maxIter - 1) ss->capped = true;
+		corrected |= any;
+	}
+	return corrected;
 }
 
 bool ib_soft_position_sweep(ibWorld* w, double h)
 {
 	ibSoftStore* ss = w->soft;
 	if (!has_rows(w) || ss->depth == 0) return false;
-	bool corrected = false;
-	for (int32_t k = 0; k < ss->rowCount; ++k) {
-		ibSoftView v = ib_soft_row_view(ss, &ss->rows[k]);
-		if (position_step(w, ss, &v, h, row_tol(w, &v))) corrected = true;
-	}
+	bool corrected = sweep_rows(w, ss, false, h);
 	for (int32_t i = 0; i < ss->conHigh; ++i) {
 		if (!ss->cons[i].inUse) continue;
 		ibSoftView v = ib_soft_con_view(&ss->cons[i]);
 		if (position_step(w, ss, &v, h, w->solver.positionTolerance)) corrected = true;
 	}
+	ss->sweep++;
 	ss->stats.positionSweeps++;
 	return corrected;
 }
@@ -400,22 +425,20 @@ void ib_soft_velocity_begin(ibWorld* w)
 		ib_soft_view_prepare(w, ss, &v, &c->epoch);
 		set_minv(&v, 0.0);
 	}
+	ss->sweep = 0;
 }
 
 bool ib_soft_velocity_sweep(ibWorld* w)
 {
 	ibSoftStore* ss = w->soft;
 	if (!has_rows(w) || ss->depth == 0) return false;
-	bool corrected = false;
-	for (int32_t k = 0; k < ss->rowCount; ++k) {
-		ibSoftView v = ib_soft_row_view(ss, &ss->rows[k]);
-		if (velocity_step(w, ss, &v)) corrected = true;
-	}
+	bool corrected = sweep_rows(w, ss, true, 0.0);
 	for (int32_t i = 0; i < ss->conHigh; ++i) {
 		if (!ss->cons[i].inUse) continue;
 		ibSoftView v = ib_soft_con_view(&ss->cons[i]);
 		if (velocity_step(w, ss, &v)) corrected = true;
 	}
+	ss->sweep++;
 	ss->stats.velocitySweeps++;
 	return corrected;
 }
@@ -531,6 +554,7 @@ void ib_soft_measure(ibWorld* w)
 	st->particleCount = ss->particleCount;
 	st->constraintRows = ss->rowCount;
 	st->maxJointError = st->maxInternalError = st->maxJointVelocityError = 0.0;
+	st->internalConverged = !ss->capped;
 	double C[IB_SOFT_MAXR], du[IB_SOFT_MAXR];
 	for (int32_t k = 0; k < ss->rowCount; ++k) {
 		ibSoftRow* r = &ss->rows[k];
