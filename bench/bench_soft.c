@@ -15,7 +15,7 @@ int main(int argc, char** argv)
 	const double h = 0.005, eps[2] = {1e-4, 1e-6};
 	for (int k = 0; k < 2; ++k) {
 		BarScene s;
-		if (!bar_scene(&s, 50, IB_SOLVER_ITERATIVE, eps[k], 1e-5, 0, 1e-4)) {
+		if (!bar_scene(&s, 50, IB_SOLVER_ITERATIVE, eps[k], 1e-5, 0, 1e-3)) {
 			fprintf(stderr, "bench_soft: scene failed: %s\n", ibWorld_GetLastError(s.w));
 			return 1;
 		}

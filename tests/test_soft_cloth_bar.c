@@ -16,7 +16,7 @@ static void run(ibJointSolver method, double seconds)
 {
 	const double eps = 1e-6, h = 0.005;
 	BarScene s;
-	assert_true(bar_scene(&s, 20, method, eps, 1e-5, 0, 1e-4));
+	assert_true(bar_scene(&s, 20, method, eps, 1e-5, 0, 1e-3));
 	double al, be, ga, de;
 	ibConstraint_GetTriangleCoordinates(s.att[0], &al, &be, &ga, &de);
 	assert_true(fabs(de - 0.01) < 1e-12);

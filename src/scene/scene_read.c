@@ -16,7 +16,8 @@ ibSceneSettings ibDefaultSceneSettings(void) { return (ibSceneSettings){0.01, 10
 /* ---------------------------------------------------------------- document structure */
 
 static const char* const knownElements[] = {"ibdyn",   "world",    "run",  "material", "body",  "sphere", "box",
-                                            "capsule", "cylinder", "mesh", "mass",     "joint", "motor",  "point"};
+                                            "capsule", "cylinder", "mesh", "mass",     "joint", "motor",  "point",
+                                            "soft",    "soft_joint"};
 
 bool ibScene_IsElement(const xmlNode* node, const char* name)
 {
@@ -214,6 +215,7 @@ static const rootElement rootElements[] = {
     {"world", PASS_SETTINGS, true, readWorld},        {"run", PASS_SETTINGS, true, readRun},
     {"material", PASS_SETTINGS, false, readMaterial}, {"body", PASS_BODIES, false, ibScene_ReadBody},
     {"joint", PASS_JOINTS, false, ibScene_ReadJoint},
+    {"soft", PASS_BODIES, false, ibScene_ReadSoft},   {"soft_joint", PASS_JOINTS, false, ibScene_ReadSoftJoint},
 };
 enum { ROOT_ELEMENT_COUNT = sizeof rootElements / sizeof rootElements[0] };
 
