@@ -33,9 +33,9 @@ static void run(ibJointSolver method, double seconds)
 	}
 	for (int i = 0; i < s.g.nv; ++i) assert_true(ibVec3_IsFinite(ibSoftBody_GetPosition(s.cloth, i)));
 	ibSoftStepStats st = ibWorld_GetSoftStepStats(s.w);
-	print_message("method %d, %.0f s: max attachment error %.3g m, hinge %.3g m, bar swung to %.2f rad, sweeps %d\n",
+	print_message("method %d, %.1f s: max attachment error %.3g m, hinge %.3g m, bar swung to %.2f rad, sweeps %d\n",
 	              (int)method, seconds, worst, worstHinge, maxAngle, st.positionSweeps);
-	assert_true(maxAngle > 1.0);
+	assert_true(maxAngle > fmin(1.0, 0.8 * seconds * seconds)); /* servo ramps the bar at 2 rad/s^2 */
 	assert_true(worstHinge <= eps);
 	bar_scene_free(&s);
 }
