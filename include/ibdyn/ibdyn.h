@@ -14,6 +14,7 @@
 #include "types.h"
 #include "joint.h"
 #include "collision.h"
+#include "soft.h"
 
 #ifdef __cplusplus
 extern "C" {

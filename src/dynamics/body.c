@@ -97,6 +97,7 @@ ibResult ibDestroyBody(ibBodyId id)
 {
 	GET_BODY_OR(IB_ERR_STALE_HANDLE);
 	ib_joints_on_body_destroyed(w, id.index1 - 1);
+	ib_soft_on_body_destroyed(w, id.index1 - 1);
 	while (b->firstShape != IB_NULL_INDEX) {
 		int32_t s = b->firstShape;
 		ibDestroyShape((ibShapeId){s + 1, w->slot, w->shapes[s].generation});

@@ -20,4 +20,5 @@ void ib_apply_force_modules(ibWorld* w, double h)
 		b->fext = f;
 		b->text = t;
 	}
+	ib_soft_apply_forces(w);
 }

@@ -54,6 +54,7 @@ static void integrate_all(ibWorld* w, double h)
 		ib_body_update_derived(b);
 		if (sub > w->stats.integratorSubsteps) w->stats.integratorSubsteps = sub;
 	}
+	ib_soft_integrate(w, h);
 	w->poseEpoch++;
 }
 
@@ -68,6 +69,7 @@ static void advance(ibWorld* w, double h, int depth)
 	if (snap) {
 		for (int32_t i = 0; i < w->bodyHigh; ++i) sb[i] = w->bodies[i].st;
 		ib_joints_warm_save(w, sw);
+		ib_soft_snapshot_save(w, depth);
 	}
 	bool outer = w->stats.converged;
 	w->stats.converged = true;
@@ -89,6 +91,7 @@ static void advance(ibWorld* w, double h, int depth)
 		b->velVersion++;
 		ib_body_update_derived(b);
 	}
+	ib_soft_snapshot_restore(w, depth);
 	w->poseEpoch++;
 	ib_joints_warm_restore(w, sw, 0.5);
 	w->stats.converged = outer;
@@ -199,6 +202,8 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 	if (!w) return IB_ERR_STALE_HANDLE;
 	if (!(isfinite(h) && h > 0.0)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "time step must be finite and > 0 (got %g)", h);
 	if (w->diverged) return ib_error(w, IB_ERR_DIVERGED, "world has diverged; it is not stepped any more");
+	if (w->solver.order >= 4 && ib_soft_active(w))
+		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "solver order %d does not support particles (use 1 or 2)", w->solver.order);
 
 	ibStepStats stats = {0};
 	stats.converged = true;
@@ -241,6 +246,11 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 	}
 	w->time += h;
 	ib_joints_measure(w, &w->stats);
+	ib_soft_measure(w);
+	if (bad < 0 && !ib_soft_finite(w)) {
+		w->diverged = true;
+		return ib_error(w, IB_ERR_DIVERGED, "simulation diverged at t = %g s: a particle has a non-finite state", w->time);
+	}
 	if (bad >= 0) {
 		w->diverged = true;
 		const char* nm = w->bodies[bad].name;

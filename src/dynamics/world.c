@@ -134,6 +134,7 @@ void ibDestroyWorld(ibWorldId id)
 	ib_joints_destroy_store(w);
 	ib_collision_destroy(w);
 	ib_contacts_destroy(w);
+	ib_soft_destroy_store(w);
 	for (int32_t i = 0; i < w->shapeHigh; ++i) {
 		ibShape* s = &w->shapes[i];
 		if (s->inUse) ib_shape_free_data(w, s);
@@ -274,5 +275,6 @@ ibResult ibWorld_ComputeInvariants(ibWorldId id, ibWorldInvariants* out)
 		out->angularMomentum = ibAdd(out->angularMomentum, ibAdd(ibCross(b->st.s, p), ibMat3_MulV(b->R, Lb)));
 	}
 	out->springEnergy = ib_joints_spring_energy(w);
+	ib_soft_add_invariants(w, out);
 	return IB_OK;
 }

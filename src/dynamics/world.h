@@ -87,6 +87,7 @@ typedef struct ibAllocator {
 
 struct ibJointStore; /* joints module */
 struct ibCollisionWorld; /* collision pipeline (src/collision/collision_world.h) */
+struct ibSoftStore; /* particles, soft bodies, rigid-soft constraints (src/soft) */
 
 struct ibWorld {
 	uint16_t slot, generation;
@@ -113,6 +114,7 @@ struct ibWorld {
 	double contactTolerance;            /* eps_c (m) of collision detection (= collisionSettings.contactTolerance) */
 	ibCollisionSettings collisionSettings;
 	struct ibContactStore* contactStore; /* contact solver (src/contact), NULL until the first contact */
+	struct ibSoftStore* soft;           /* NULL until the first soft body or constraint */
 
 	/* step subdivision (step.c): one snapshot per subdivision depth, reused across steps */
 	ibRigidState* snapBodies;
@@ -207,5 +209,28 @@ void ib_contacts_position_correction(ibWorld* w, double h); /* contact joints at
 void ib_contacts_velocity_correction(ibWorld* w, double h); /* static-friction contacts at t0+h */
 void ib_contacts_destroy(ibWorld* w);
 double ib_joints_spring_energy(ibWorld* w);
+
+/* soft module hooks (src/soft): particles integrated with the bodies, soft rows solved in the
+ * joint loops (sweeps inside the iterative method, alternating with the LGS methods) */
+void ib_soft_destroy_store(ibWorld* w);
+void ib_soft_on_body_destroyed(ibWorld* w, int32_t bodyIndex);
+void ib_soft_apply_forces(ibWorld* w);
+void ib_soft_integrate(ibWorld* w, double h);
+bool ib_soft_finite(const ibWorld* w);
+bool ib_soft_active(const ibWorld* w);
+void ib_soft_snapshot_save(ibWorld* w, int depth);
+void ib_soft_snapshot_restore(ibWorld* w, int depth);
+void ib_soft_add_invariants(const ibWorld* w, ibWorldInvariants* out);
+void ib_soft_measure(ibWorld* w);
+void ib_soft_position_begin(ibWorld* w, double h);
+bool ib_soft_position_sweep(ibWorld* w, double h);
+void ib_soft_position_end(ibWorld* w);
+void ib_soft_velocity_begin(ibWorld* w);
+bool ib_soft_velocity_sweep(ibWorld* w);
+void ib_soft_velocity_end(ibWorld* w);
+ibResult ib_soft_position_correction(ibWorld* w, double h);
+ibResult ib_soft_velocity_correction(ibWorld* w, double h);
+ibResult ib_soft_position_hybrid(ibWorld* w, double h, ibResult (*rigid)(ibWorld*, double));
+ibResult ib_soft_velocity_hybrid(ibWorld* w, double h, ibResult (*rigid)(ibWorld*, double));
 
 #endif

@@ -34,6 +34,7 @@ ibResult ib_iterative_position_correction(ibWorld* w, double h)
 		ib_solver_prepare(w, c);
 		if (s->warmStart && ibLengthSq(c->warmPos) > 0.0) ib_solver_apply(w, c, clamp_accumulated(&c->accPos, ib_solver_project(c, c->warmPos), s->maxCorrectionImpulse));
 	}
+	ib_soft_position_begin(w, h); /* particle/soft rows swept in the same loop (src/soft) */
 	int it = 0;
 	bool corrected = true, clamped = false;
 	while (corrected && it < s->maxPositionIterations) {
@@ -57,7 +58,9 @@ ibResult ib_iterative_position_correction(ibWorld* w, double h)
 			c->iterations++;
 			corrected = true;
 		}
+		if (ib_soft_position_sweep(w, h)) corrected = true;
 	}
+	ib_soft_position_end(w);
 	if (corrected || clamped) w->stats.converged = false;
 	w->stats.positionIterations += it;
 	for (int32_t k = 0; k < st->basicCount; ++k) st->basics[k].warmPos = st->basics[k].accPos;
@@ -78,6 +81,7 @@ ibResult ib_iterative_velocity_correction(ibWorld* w, double h, bool warmStart)
 			ib_solver_apply(w, c, c->accVel);
 		}
 	}
+	ib_soft_velocity_begin(w);
 	int it = 0;
 	bool corrected = true;
 	while (corrected && it < s->maxVelocityIterations) {
@@ -93,7 +97,9 @@ ibResult ib_iterative_velocity_correction(ibWorld* w, double h, bool warmStart)
 			c->iterations++;
 			corrected = true;
 		}
+		if (ib_soft_velocity_sweep(w)) corrected = true;
 	}
+	ib_soft_velocity_end(w);
 	if (corrected) w->stats.converged = false;
 	w->stats.velocityIterations += it;
 	for (int32_t k = 0; k < st->basicCount; ++k) st->basics[k].warmVel = st->basics[k].accVel;

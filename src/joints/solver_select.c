@@ -79,20 +79,35 @@ static ibResult run_classes(ibWorld* w, double h, bool velocity)
 	return res;
 }
 
+static ibResult run_position_classes(ibWorld* w, double h) { return run_classes(w, h, false); }
+static ibResult run_velocity_classes(ibWorld* w, double h) { return run_classes(w, h, true); }
+
+/* Some island is solved by an LGS method (soft rows then alternate with the solves; with a mixed
+ * world the iterative range still sweeps the soft rows inside its own loop as well). */
+static bool has_lgs_range(const ibWorld* w)
+{
+	const ibJointStore* st = w->joints;
+	if (bounded(w)) return false;
+	return st->classStart[IB_CLASS_TREE + 1] > st->classStart[IB_CLASS_TREE] ||
+	       st->classStart[IB_CLASS_SPARSE + 1] > st->classStart[IB_CLASS_SPARSE];
+}
+
 ibResult ib_joints_position_correction(ibWorld* w, double h)
 {
 	ibJointStore* st = w->joints;
-	if (!st) return IB_OK;
-	if (!ib_joints_rebuild_basics(w)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in joint solver");
-	if (st->basicCount == 0) return IB_OK;
+	if (st && !ib_joints_rebuild_basics(w)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in joint solver");
+	if (!st || st->basicCount == 0) return ib_soft_position_correction(w, h); /* soft rows alone */
 	for (int32_t i = 0; i < w->bodyHigh; ++i) st->pred[i].version = ~w->bodies[i].velVersion;
+	/* LGS ranges: the soft rows alternate with the rigid solves; iterative only: swept inside its loop */
+	if (has_lgs_range(w)) return ib_soft_position_hybrid(w, h, run_position_classes);
 	return run_classes(w, h, false);
 }
 
 ibResult ib_joints_velocity_correction(ibWorld* w, double h)
 {
 	ibJointStore* st = w->joints;
-	if (!st || !ib_joints_rebuild_basics(w) || st->basicCount == 0) return IB_OK;
+	if (!st || !ib_joints_rebuild_basics(w) || st->basicCount == 0) return ib_soft_velocity_correction(w, h);
+	if (has_lgs_range(w)) return ib_soft_velocity_hybrid(w, h, run_velocity_classes);
 	return run_classes(w, h, true);
 }
 

@@ -43,5 +43,9 @@ bool ibScene_CheckContent(ibSceneErr* e, const xmlNode* parent, bool elementsAll
 bool ibScene_ReadBody(ibSceneLoader* L, const xmlNode* node);
 /** Read one <joint> with its optional <motor> into L->world (after all bodies exist). */
 bool ibScene_ReadJoint(ibSceneLoader* L, const xmlNode* node);
+/** Read one <soft> soft body (scene_soft.c). */
+bool ibScene_ReadSoft(ibSceneLoader* L, const xmlNode* node);
+/** Read one <soft_joint> rigid–soft joint (after bodies and soft bodies exist). */
+bool ibScene_ReadSoftJoint(ibSceneLoader* L, const xmlNode* node);
 
 #endif

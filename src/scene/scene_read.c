@@ -17,7 +17,7 @@ ibSceneSettings ibDefaultSceneSettings(void) { return (ibSceneSettings){0.01, 10
 
 static const char* const knownElements[] = {"ibdyn", "world", "run",   "material", "body",  "sphere", "box",
                                             "capsule", "cylinder", "mesh", "hull", "plane", "trimesh", "mass",
-                                            "joint", "motor", "point"};
+                                            "joint", "motor", "point", "soft", "soft_joint"};
 
 bool ibScene_IsElement(const xmlNode* node, const char* name)
 {
@@ -263,6 +263,7 @@ static const rootElement rootElements[] = {
     {"world", PASS_SETTINGS, true, readWorld},        {"run", PASS_SETTINGS, true, readRun},
     {"material", PASS_SETTINGS, false, readMaterial}, {"body", PASS_BODIES, false, ibScene_ReadBody},
     {"joint", PASS_JOINTS, false, ibScene_ReadJoint}, {"solver_group", PASS_BODIES, false, readSolverGroup},
+    {"soft", PASS_BODIES, false, ibScene_ReadSoft},   {"soft_joint", PASS_JOINTS, false, ibScene_ReadSoftJoint},
 };
 enum { ROOT_ELEMENT_COUNT = sizeof rootElements / sizeof rootElements[0] };
 

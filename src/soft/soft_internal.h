@@ -1,0 +1,180 @@
+/* Internal soft-body data: particles, constraint rows and the generic row solver.
+ *
+ * Particles live in one flat array; a soft body owns a contiguous range (compacted when a soft
+ * body is destroyed). Internal rows of soft bodies (edge distance, bending, volume) are 1-row
+ * constraints on up to 4 particles stored compactly in `rows` (a closed surface's volume row spans
+ * the whole particle range). Public constraints (rigid–soft joints, user constraints) live in a
+ * handle table with generations, with up to IB_CONSTRAINT_MAX_ROWS rows and any participants.
+ * Both kinds are solved by the same code through a View: Jacobian J (rows x cols, row-major; 3
+ * columns per particle, 6 per rigid body: COM velocity then world angular velocity),
+ * K = J M^-1 J^T once per time instant, impulse lambda = -(K + alpha/h^2)^-1 (C(t0+h) +
+ * alpha acc/h)/h in the joint correction and lambda = -K^-1 J u in the velocity correction. */
+#ifndef IBDYN_SRC_SOFT_INTERNAL_H
+#define IBDYN_SRC_SOFT_INTERNAL_H
+
+#include "dynamics/world.h"
+#include "ibdyn/soft.h"
+
+#define IB_SOFT_MAXR IB_CONSTRAINT_MAX_ROWS
+
+typedef struct ibParticle {
+	ibVec3 x, v;
+	ibVec3 f;          /* force held constant over the current step */
+	ibVec3 userForce;  /* accumulated by ibSoftBody_ApplyForce */
+	double mass;       /* as created (kept while pinned) */
+	double invMass;    /* 0 if pinned */
+	double damping, gravityScale;
+	int32_t soft;      /* owning soft body */
+} ibParticle;
+
+/* One participant: a particle or a rigid body (global index). */
+typedef struct ibSoftPart {
+	int32_t index;
+	int32_t isBody;
+} ibSoftPart;
+
+/* State of a participant: particle position, or body COM and principal->world rotation. */
+typedef struct ibPartState {
+	ibVec3 x;
+	ibQuat q;
+	ibMat3 R;
+} ibPartState;
+
+typedef enum ibSoftRowKind {
+	IB_ROW_DISTANCE,
+	IB_ROW_DIHEDRAL,
+	IB_ROW_TET_VOLUME,
+	IB_ROW_SURFACE_VOLUME, /* all particles of soft body p[0] */
+} ibSoftRowKind;
+
+typedef struct ibSoftRow {
+	int32_t kind;
+	int32_t count;
+	int32_t p[4];      /* particle indices (SURFACE_VOLUME: p[0] = soft body index) */
+	double rest;       /* rest value (length, angle, volume) */
+	double scale;      /* row = scale * (value - rest) */
+	double compliance;
+	double tol;
+	double J[12];
+	double K, Minv, acc, warm, accVel;
+	uint32_t epoch;
+} ibSoftRow;
+
+typedef enum ibSoftConKind { IB_CON_TRIANGLE, IB_CON_VERTEX, IB_CON_USER } ibSoftConKind;
+
+typedef struct ibSoftCon {
+	bool inUse;
+	uint16_t generation;
+	int32_t nextFree;
+	int32_t kind;
+	int rows, count, cols;
+	ibSoftPart* parts;
+	double* J;
+	double K[IB_SOFT_MAXR * IB_SOFT_MAXR], Minv[IB_SOFT_MAXR * IB_SOFT_MAXR];
+	double acc[IB_SOFT_MAXR], warm[IB_SOFT_MAXR], accVel[IB_SOFT_MAXR], warmVel[IB_SOFT_MAXR];
+	double compliance;
+	bool velocity;
+	uint32_t epoch;
+	ibVec3 localUser;  /* rigid anchor in the body's user frame */
+	double bary[4];    /* alpha, beta, gamma, delta */
+	ibConstraintFn* fn;
+	void* userData;
+	double err, verr;
+	char* name;
+} ibSoftCon;
+
+typedef struct ibSoftBody {
+	bool inUse;
+	uint16_t generation;
+	int32_t nextFree;
+	int32_t first, count;        /* particle range */
+	int32_t firstRow, rowCount;  /* internal rows */
+	int* tris;                   /* 3 local indices per triangle (copy) */
+	int triCount;
+	double* volJ;                /* Jacobian of the surface volume row (3 count) or NULL */
+	double tol;
+	int maxIter;                 /* 0 = world caps */
+	char* name;
+	void* userData;
+} ibSoftBody;
+
+typedef struct ibBodyPred {
+	ibPartState st;
+	uint32_t version;
+} ibBodyPred;
+
+typedef struct ibSoftStore {
+	ibParticle* particles;
+	int32_t particleCapacity, particleCount;
+	ibSoftRow* rows;
+	int32_t rowCapacity, rowCount;
+	ibSoftBody* softs;
+	int32_t softCapacity, softHigh, softFree;
+	ibSoftCon* cons;
+	int32_t conCapacity, conHigh, conFree, conCount;
+	ibBodyPred* bpred;
+	int32_t bpredCapacity;
+	ibPartState* scratch;   /* gathered states, >= largest participant count */
+	int32_t scratchCapacity;
+	double* scratchJ;       /* scratch Jacobian (rows x cols of the largest constraint) */
+	int32_t scratchJCapacity;
+	ibConstraintState* ustates; /* user-constraint callback states */
+	int32_t ustateCapacity;
+	ibVec3* snap;           /* step subdivision: x, v per particle per level */
+	int32_t snapCapacity;   /* particles per level */
+	int snapLevels;
+	int depth;              /* nesting of position / velocity begin-end */
+	int sweep;              /* sweeps since begin */
+	bool capped;            /* some soft body's rows hit their maxIterations this step */
+	ibSoftStepStats stats;
+} ibSoftStore;
+
+/* A constraint as the solver sees it (built on the fly from a row or a public constraint). */
+typedef struct ibSoftView {
+	int rows, count;
+	const ibSoftPart* parts; /* general participants, or */
+	const int32_t* pidx;     /* particle indices, or (both NULL) the particles first + k */
+	int32_t first;
+	double* J;
+	double* K;
+	double* Minv;
+	double* acc;
+	double* accVel;
+	double compliance, tol;
+	bool velocity;
+	const ibSoftRow* row;    /* evaluation data: one of row / con */
+	const ibSoftCon* con;
+} ibSoftView;
+
+/* soft_store.c */
+ibSoftStore* ib_soft_store(ibWorld* w, bool create);
+ibSoftBody* ib_soft_get(ibSoftBodyId id, ibWorld** outWorld);
+ibSoftCon* ib_soft_con_get(ibConstraintId id, ibWorld** outWorld);
+bool ib_soft_ensure_scratch(ibWorld* w, ibSoftStore* ss, int32_t states, int32_t jdoubles);
+void ib_soft_con_free(ibWorld* w, ibSoftStore* ss, int32_t i);
+void ib_soft_body_remove(ibWorld* w, ibSoftStore* ss, int32_t si);
+
+/* soft_rows.c: row values and Jacobians (J may be NULL) */
+void ib_soft_eval_row(const ibSoftStore* ss, const ibSoftRow* r, const ibPartState* s, double* C, double* J);
+void ib_soft_eval_con(const ibWorld* w, const ibSoftCon* c, const ibPartState* s, double* C, double* J);
+/* The article's ball joint (digest §24, with the world-frame lever arm of §24.4): states A, B, C
+ * (particles), then the rigid body; C = aA + bB + gC + d n^ - (s + R local); J is 3 x 15. */
+void ib_soft_ball_triangle(const double bary[4], ibVec3 local, const ibPartState* s, double* C, double* J);
+/* Rigid–vertex ball: C = x - (s + R local); J 3 x 9. */
+void ib_soft_ball_vertex(ibVec3 local, const ibPartState* s, double* C, double* J);
+/* Dihedral angle across the edge x2-x3 of triangles (x2, x3, x0) and (x3, x2, x1); gradient if g. */
+double ib_soft_dihedral(const ibVec3 x[4], ibVec3 g[4]);
+
+/* soft_solver.c */
+ibSoftView ib_soft_row_view(ibSoftStore* ss, ibSoftRow* r);
+ibSoftView ib_soft_con_view(ibSoftCon* c);
+/* Gather states (current, or predicted over h when predicted) of a view's participants. */
+const ibPartState* ib_soft_gather(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, bool predicted, double h);
+void ib_soft_view_eval(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, const ibPartState* s, double* C, double* J);
+int ib_soft_view_cols(const ibSoftView* v);
+/* Make J and K of a view current for this time instant (w->poseEpoch). */
+void ib_soft_view_prepare(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, uint32_t* epoch);
+/* Inverse of a symmetric positive semi-definite n x n matrix (rows without a pivot get zeros). */
+void ib_soft_inverse_spd(const double* A, int n, double* out);
+
+#endif
