@@ -224,6 +224,12 @@ static void compareJointDefs(const ibJointDef* a, const ibJointDef* b, const cha
 	assert_int_equal(a->angularDofs, b->angularDofs);
 	assert_int_equal(a->collideConnected, b->collideConnected);
 	assert_string_equal(a->name != NULL ? a->name : "", b->name != NULL ? b->name : "");
+	assert_int_equal(a->enableLimit, b->enableLimit);
+	SAME(a->limitRestitution, b->limitRestitution, "%s limit restitution", where);
+	if (a->enableLimit) {
+		SAME(a->lowerLimit, b->lowerLimit, "%s lower limit", where);
+		SAME(a->upperLimit, b->upperLimit, "%s upper limit", where);
+	}
 	const ibMotorDef *ma = &a->motor, *mb = &b->motor;
 	assert_int_equal(ma->mode, mb->mode);
 	if (ma->mode == IB_MOTOR_OFF) return;
@@ -624,8 +630,15 @@ static ibWorldId buildJointWorld(void)
 			d.motor.scheduleTimes = times;
 			d.motor.scheduleValues = values;
 			d.motor.scheduleCount = 4;
+			d.enableLimit = true; /* joint limits (joint_limit.c) */
+			d.lowerLimit = -0.7;
+			d.upperLimit = 1.1;
+			d.limitRestitution = 0.3;
 			break;
 		case IB_JOINT_SLIDER:
+			d.enableLimit = true;
+			d.lowerLimit = -0.25;
+			d.upperLimit = 0.4;
 			d.motor.mode = IB_MOTOR_VELOCITY;
 			d.motor.target = -0.1;
 			d.motor.gain = 3.0;

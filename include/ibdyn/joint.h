@@ -83,6 +83,10 @@ typedef struct ibJointDef {
 	unsigned linearDofs;    /**< velocity joint: ibVelocityDof bits of translational DOFs to lock */
 	unsigned angularDofs;   /**< velocity joint: ibVelocityDof bits of rotational DOFs to lock */
 	ibMotorDef motor;       /**< servo motor (hinge or slider only) */
+	bool enableLimit;       /**< hinge angle / slider position limit (one-sided inequality rows, docs/joints.md) */
+	double lowerLimit;      /**< lower limit: hinge angle (rad, >= -pi) or slider position (m) */
+	double upperLimit;      /**< upper limit (rad, <= pi; or m), >= lowerLimit */
+	double limitRestitution; /**< restitution e in [0, 1] of a limit stop (0 = inelastic) */
 	bool collideConnected;  /**< let the two bodies collide (collision issue) */
 	const char* name;       /**< optional name (copied) */
 	void* userData;         /**< user pointer */
@@ -138,6 +142,18 @@ IB_API double ibJoint_GetMotorOutput(ibJointId joint);
 IB_API double ibJoint_GetMotorTarget(ibJointId joint);
 /** Replace the motor settings of a hinge or slider (schedule copied). */
 IB_API ibResult ibJoint_SetMotor(ibJointId joint, const ibMotorDef* motor);
+/** Enable/disable the limit of a hinge (angle, rad, -pi <= lower <= upper <= pi) or slider
+ * (position, m, lower <= upper), measured like ibJoint_GetMotorValue. */
+IB_API ibResult ibJoint_SetLimit(ibJointId joint, bool enable, double lower, double upper);
+/** True if the limit is enabled; writes the range (either pointer may be NULL). */
+IB_API bool ibJoint_GetLimit(ibJointId joint, double* lower, double* upper);
+/** Restitution of the limit stops, in [0, 1]. */
+IB_API ibResult ibJoint_SetLimitRestitution(ibJointId joint, double restitution);
+/** Restitution of the limit stops (0 if stale). */
+IB_API double ibJoint_GetLimitRestitution(ibJointId joint);
+/** Accumulated limit impulse of the last step (position + velocity correction; N s or N m s, >= 0;
+ * 0 while the joint is inside its range). */
+IB_API double ibJoint_GetLimitImpulse(ibJointId joint);
 /** Number of live joints. */
 IB_API int ibWorld_GetJointCount(ibWorldId world);
 /** Write up to capacity joint handles (index order); returns the number of live joints. */

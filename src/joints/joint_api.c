@@ -40,6 +40,7 @@ static ibResult validate(ibWorld* w, const ibJointDef* d, ibBody** A, ibBody** B
 		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "reference angle must be in (0, pi) or NaN");
 	if (d->type == IB_JOINT_VELOCITY && (d->linearDofs > 7u || d->angularDofs > 7u || (d->linearDofs | d->angularDofs) == 0))
 		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "velocity joint needs DOF bits (1..7) for linear and/or angular rows");
+	if (ib_limit_validate(w, d->type, d->enableLimit, d->lowerLimit, d->upperLimit, d->limitRestitution) != IB_OK) return IB_ERR_INVALID_ARGUMENT;
 	const ibMotorDef* m = &d->motor;
 	if (m->mode != IB_MOTOR_OFF) {
 		if (d->type != IB_JOINT_HINGE && d->type != IB_JOINT_SLIDER)
@@ -158,6 +159,7 @@ ibJointId ibCreateJoint(ibWorldId worldId, const ibJointDef* d)
 	}
 	st->jointCount++;
 	st->basicsDirty = true;
+	ib_limits_count(st);
 	return ib_joint_id(w, index);
 }
 
@@ -171,6 +173,7 @@ ibResult ibDestroyJoint(ibJointId id)
 	st->jointFree = id.index1 - 1;
 	st->jointCount--;
 	st->basicsDirty = true;
+	ib_limits_count(st);
 	return IB_OK;
 }
 
@@ -302,4 +305,52 @@ int ibWorld_GetJoints(ibWorldId wid, ibJointId* out, int capacity)
 		++n;
 	}
 	return n;
+}
+
+ibResult ibJoint_SetLimit(ibJointId id, bool enable, double lower, double upper)
+{
+	ibWorld* w;
+	ibJoint* j = ib_joint_get(id, &w);
+	if (!j) return IB_ERR_STALE_HANDLE;
+	ibResult r = ib_limit_validate(w, j->def.type, enable, lower, upper, j->def.limitRestitution);
+	if (r != IB_OK) return r;
+	j->def.enableLimit = enable;
+	j->def.lowerLimit = lower;
+	j->def.upperLimit = upper;
+	j->limitSide = 0;
+	j->limitAcc = j->limitAccVel = j->limitImpulse = 0.0;
+	ib_limits_count(w->joints);
+	return IB_OK;
+}
+
+bool ibJoint_GetLimit(ibJointId id, double* lower, double* upper)
+{
+	ibJoint* j = ib_joint_get(id, NULL);
+	if (!j) return false;
+	if (lower) *lower = j->def.lowerLimit;
+	if (upper) *upper = j->def.upperLimit;
+	return j->def.enableLimit;
+}
+
+ibResult ibJoint_SetLimitRestitution(ibJointId id, double e)
+{
+	ibWorld* w;
+	ibJoint* j = ib_joint_get(id, &w);
+	if (!j) return IB_ERR_STALE_HANDLE;
+	ibResult r = ib_limit_validate(w, j->def.type, false, 0.0, 0.0, e);
+	if (r != IB_OK) return r;
+	j->def.limitRestitution = e;
+	return IB_OK;
+}
+
+double ibJoint_GetLimitRestitution(ibJointId id)
+{
+	ibJoint* j = ib_joint_get(id, NULL);
+	return j ? j->def.limitRestitution : 0.0;
+}
+
+double ibJoint_GetLimitImpulse(ibJointId id)
+{
+	ibJoint* j = ib_joint_get(id, NULL);
+	return j ? j->limitImpulse : 0.0;
 }

@@ -10,6 +10,7 @@ ibResult ib_joints_before_step(ibWorld* w, double h)
 	}
 	ibJointStore* st = w->joints;
 	if (!st) return IB_OK;
+	st->limitPhase = 0; /* limit rows act from this step's joint correction on */
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
 		if (!j->inUse) continue;

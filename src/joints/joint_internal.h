@@ -102,6 +102,12 @@ typedef struct ibJoint {
 	double posError, angError, velError;
 	int iterations;
 	int32_t dragHelper; /* drag joints: index of the kinematic helper body, else -1 */
+	/* limit row of this step (joint_limit.c) */
+	int8_t limitSide;      /* +1 lower, -1 upper limit active, 0 inactive */
+	double limitAcc;       /* accumulated impulse of the position correction (>= 0) */
+	double limitAccVel;    /* accumulated impulse of the velocity correction (>= 0) */
+	double limitApproach;  /* approach speed towards the active limit at t0 (>= 0) */
+	double limitImpulse;   /* reported: limitAcc + limitAccVel */
 } ibJoint;
 
 /* Method classes; the basic joints are stored grouped by class in this order (solver_groups.c). */
@@ -127,6 +133,8 @@ typedef struct ibJointStore {
 	int32_t classStart[IB_CLASS_COUNT + 1];
 	int classIslands[IB_CLASS_COUNT];
 	uint32_t builtGroupsVersion; /* w->solverGroupsVersion the order was built for */
+	int32_t limitCount;   /* joints with an enabled limit */
+	int limitPhase;       /* 0 none, 1 joint correction, 2 velocity correction of this step (joint_limit.c) */
 } ibJointStore;
 
 extern const ibBasicType ib_basic_ball, ib_basic_distance, ib_basic_line, ib_basic_line_distance, ib_basic_plane,
@@ -180,6 +188,24 @@ void ib_motor_apply(ibWorld* w, ibJoint* j, double h);
 void ib_spring_apply(ibWorld* w, ibJoint* j);
 double ib_spring_energy(ibWorld* w, const ibJoint* j);
 double ib_schedule_eval(const double* t, const double* v, int n, double time, double fallback);
+
+/* joint_limit.c: hinge angle / slider position limits as one-sided rows (§5.4.3) */
+ibResult ib_limit_validate(ibWorld* w, ibJointType type, bool enable, double lower, double upper, double e);
+void ib_limits_count(ibJointStore* st);
+void ib_limits_begin(ibWorld* w, double h);
+void ib_limits_position_correction(ibWorld* w, double h);
+void ib_limits_velocity_correction(ibWorld* w, double h);
+bool ib_limits_position_sweep(ibWorld* w, double h);
+bool ib_limits_velocity_sweep(ibWorld* w);
+
+/* joint_limit.c: hinge angle / slider position limits as one-sided rows (§5.4.3) */
+ibResult ib_limit_validate(ibWorld* w, ibJointType type, bool enable, double lower, double upper, double e);
+void ib_limits_count(ibJointStore* st);
+void ib_limits_begin(ibWorld* w, double h);
+void ib_limits_position_correction(ibWorld* w, double h);
+void ib_limits_velocity_correction(ibWorld* w, double h);
+bool ib_limits_position_sweep(ibWorld* w, double h);
+bool ib_limits_velocity_sweep(ibWorld* w);
 
 /* solver_lgs_sparse.c: general sparse LGS (CHOLMOD) for joint graphs with loops and redundant rows */
 ibResult ib_lgs_sparse_position_correction(ibWorld* w, double h);

@@ -145,7 +145,7 @@ bool ib_joints_position_sweep(ibWorld* w, double h)
 	ibJointStore* st = w->joints;
 	if (!st || st->basicCount == 0) return false;
 	const ibSolverSettings* s = &w->solver;
-	bool corrected = false;
+	bool corrected = ib_limits_position_sweep(w, h);
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
 		if (c->type->velocityOnly) continue;
@@ -167,7 +167,7 @@ bool ib_joints_velocity_sweep(ibWorld* w)
 {
 	ibJointStore* st = w->joints;
 	if (!st || !ib_joints_rebuild_basics(w) || st->basicCount == 0) return false;
-	bool corrected = false;
+	bool corrected = ib_limits_velocity_sweep(w);
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
 		ib_solver_prepare(w, c);

@@ -99,16 +99,19 @@ ibResult ib_joints_position_correction(ibWorld* w, double h)
 	if (!st || st->basicCount == 0) return ib_soft_position_correction(w, h); /* soft rows alone */
 	for (int32_t i = 0; i < w->bodyHigh; ++i) st->pred[i].version = ~w->bodies[i].velVersion;
 	/* LGS ranges: the soft rows alternate with the rigid solves; iterative only: swept inside its loop */
-	if (has_lgs_range(w)) return ib_soft_position_hybrid(w, h, run_position_classes);
-	return run_classes(w, h, false);
+	ib_limits_begin(w, h);
+	ibResult r = has_lgs_range(w) ? ib_soft_position_hybrid(w, h, run_position_classes) : run_classes(w, h, false);
+	ib_limits_position_correction(w, h); /* one-sided limit rows, interleaved with joint sweeps */
+	return r;
 }
 
 ibResult ib_joints_velocity_correction(ibWorld* w, double h)
 {
 	ibJointStore* st = w->joints;
 	if (!st || !ib_joints_rebuild_basics(w) || st->basicCount == 0) return ib_soft_velocity_correction(w, h);
-	if (has_lgs_range(w)) return ib_soft_velocity_hybrid(w, h, run_velocity_classes);
-	return run_classes(w, h, true);
+	ibResult r = has_lgs_range(w) ? ib_soft_velocity_hybrid(w, h, run_velocity_classes) : run_classes(w, h, true);
+	ib_limits_velocity_correction(w, h);
+	return r;
 }
 
 /* True if some joint's velocity condition is violated at the current instant (e.g. the user set

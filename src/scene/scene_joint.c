@@ -50,6 +50,9 @@ enum {
 	J_LINEAR_DOFS,
 	J_ANGULAR_DOFS,
 	J_COLLIDE_CONNECTED,
+	J_LOWER_LIMIT,
+	J_UPPER_LIMIT,
+	J_LIMIT_RESTITUTION,
 	J_ATTR_COUNT
 };
 
@@ -83,6 +86,9 @@ static const ibSceneAttr jointAttrTable[J_ATTR_COUNT] = {
 	[J_LINEAR_DOFS] = JOINT_ATTR("linear_dofs", IB_ATTR_STRING, linearDofs),
 	[J_ANGULAR_DOFS] = JOINT_ATTR("angular_dofs", IB_ATTR_STRING, angularDofs),
 	[J_COLLIDE_CONNECTED] = JOINT_ATTR("collide_connected", IB_ATTR_BOOL, def.collideConnected),
+	[J_LOWER_LIMIT] = JOINT_ATTR("lower_limit", IB_ATTR_REAL, def.lowerLimit),
+	[J_UPPER_LIMIT] = JOINT_ATTR("upper_limit", IB_ATTR_REAL, def.upperLimit),
+	[J_LIMIT_RESTITUTION] = JOINT_ATTR("limit_restitution", IB_ATTR_REAL, def.limitRestitution),
 };
 /* clang-format on */
 
@@ -112,6 +118,19 @@ static const struct {
 static const struct {
 	int first, second, both;
 } formPairs[] = {{J_ANCHOR_A, J_ANCHOR_B, J_ANCHOR}, {J_AXIS_A, J_AXIS_B, J_AXIS}};
+
+/* The limit range: both bounds or none (they enable the limit). */
+static bool checkLimits(ibSceneLoader* L, const xmlNode* node, const bool* present, ibJointDef* d)
+{
+	if (present[J_LOWER_LIMIT] != present[J_UPPER_LIMIT]) {
+		ibScene_NodeError(L->err, node, "attribute '%s' of <joint> needs '%s' (a limit has both bounds)",
+		                  present[J_LOWER_LIMIT] ? "lower_limit" : "upper_limit",
+		                  present[J_LOWER_LIMIT] ? "upper_limit" : "lower_limit");
+		return false;
+	}
+	d->enableLimit = present[J_LOWER_LIMIT];
+	return true;
+}
 
 static bool checkForms(ibSceneLoader* L, const xmlNode* node, const bool* present)
 {
@@ -319,7 +338,7 @@ bool ibScene_ReadJoint(ibSceneLoader* L, const xmlNode* node)
 	a.def.name = a.name;
 	a.def.localRefA = a.refA;
 	a.def.localRefB = a.refB;
-	if (!checkForms(L, node, present) || !findBody(L, node, "body_a", a.bodyA, &a.def.bodyA) ||
+	if (!checkForms(L, node, present) || !checkLimits(L, node, present, &a.def) || !findBody(L, node, "body_a", a.bodyA, &a.def.bodyA) ||
 	    !findBody(L, node, "body_b", a.bodyB, &a.def.bodyB))
 		return false;
 	if (a.linearDofs != NULL && !parseDofs(L, node, "linear_dofs", a.linearDofs, &a.def.linearDofs)) return false;

@@ -151,6 +151,11 @@ static bool writeJoint(ibSceneWriter* w, const ibJointDef* d, const char* bodyA,
 	if (d->linearDofs & 7u) attrDofs(w, "linear_dofs", d->linearDofs);
 	if (d->angularDofs & 7u) attrDofs(w, "angular_dofs", d->angularDofs);
 	if (d->collideConnected) ibSceneW_AttrText(w, "collide_connected", "true");
+	if (d->enableLimit) {
+		ibSceneW_AttrReal(w, "lower_limit", d->lowerLimit);
+		ibSceneW_AttrReal(w, "upper_limit", d->upperLimit);
+	}
+	if (notPlusZero(d->limitRestitution)) ibSceneW_AttrReal(w, "limit_restitution", d->limitRestitution);
 	if (d->motor.mode == IB_MOTOR_OFF) {
 		ibSceneW_Puts(w, "/>\n");
 		return true;

@@ -1,0 +1,246 @@
+/* Joint limits (§5.4.3 and beyond, [R]): the angle of a hinge and the position of a slider kept in
+ * [lower, upper] by a one-sided basic row, treated like a contact joint (§5.3, contact_joint.c).
+ *
+ * Coordinate x: hinge angle theta = atan2((rA x rB).n, rA.rB) of B's reference vector relative to
+ * A's about A's axis n (as the motor measures it, motor.c; limits within [-pi, pi]), slider position
+ * (b - a).n of B's anchor relative to A's along A's rail n. Side s = +1 at the lower, -1 at the
+ * upper limit; the row's gap C = s (x - limit) must stay >= 0.
+ * Joint correction (at t0): C' from the predicted poses after a free step (as every basic joint);
+ * while C' < 0, or C' > 0 and the accumulated impulse L > 0, the impulse dL = -C' / (h k) with
+ * L + dL >= 0 (eqs 5.6/5.7) acts as s dL n on B and -s dL n on A (angular for the hinge; linear at
+ * B's anchor for the slider), k = n^T K n the response of the row at t0 (K = J_A^-1 + J_B^-1 or
+ * K_bb(A) + K_bb(B)). Corrected to eps_d (angularTolerance / positionTolerance), interleaved with
+ * sweeps of all basic joints until both hold (the joints' own rows are re-violated by the limit).
+ * Velocity correction (at t0+h): a row that was active, or is within eps_d of its limit, removes an
+ * approaching relative velocity v = s dx/dt < 0 with its own clamp (>= 0): inactive when separating.
+ * Restitution e: if the row approached with a speed above eps_rc (digest §18, resting vs colliding)
+ * at t0, the target of the velocity correction is v = e * that speed instead of 0.
+ * With the LGS methods the limit rows are iterated after the LGS solve with iterative sweeps of
+ * the joints, like contact joints ([R] §5.4.2). */
+#include <math.h>
+
+#include "contact/contact_internal.h"
+#include "joints/joint_internal.h"
+
+ibResult ib_limit_validate(ibWorld* w, ibJointType type, bool enable, double lower, double upper, double e)
+{
+	if (!(isfinite(e) && e >= 0.0 && e <= 1.0)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "limit restitution must be in [0, 1]");
+	if (!enable) return IB_OK;
+	if (type != IB_JOINT_HINGE && type != IB_JOINT_SLIDER)
+		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "limits exist only on hinge and slider joints");
+	if (!isfinite(lower) || !isfinite(upper) || !(lower <= upper))
+		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "limits must be finite with lower <= upper");
+	if (type == IB_JOINT_HINGE && (lower < -IB_PI || upper > IB_PI))
+		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "hinge angle limits must lie in [-pi, pi]");
+	return IB_OK;
+}
+
+void ib_limits_count(ibJointStore* st)
+{
+	st->limitCount = 0;
+	for (int32_t i = 0; i < st->jointHigh; ++i)
+		if (st->joints[i].inUse && st->joints[i].def.enableLimit) st->limitCount++;
+}
+
+static bool is_limited(const ibJoint* j) { return j->inUse && j->def.enableLimit; }
+
+/* Coordinate of joint j at the poses pA, pB; *n = world axis, *pb = B's anchor (slider). */
+static double coordinate(const ibWorld* w, const ibJoint* j, const ibPose* pA, const ibPose* pB, ibVec3* n, ibVec3* pb)
+{
+	const ibBody* A = &w->bodies[j->def.bodyA.index1 - 1];
+	const ibBody* B = &w->bodies[j->def.bodyB.index1 - 1];
+	*n = ibNormalize(ib_pose_vector(pA, ib_user_to_principal_vector(A, j->def.localAxisA)));
+	if (j->def.type == IB_JOINT_HINGE) {
+		ibVec3 ra = ib_pose_vector(pA, ib_user_to_principal_vector(A, j->def.localRefA));
+		ibVec3 rb = ib_pose_vector(pB, ib_user_to_principal_vector(B, j->def.localRefB));
+		*pb = pB->s;
+		return atan2(ibDot(ibCross(ra, rb), *n), ibDot(ra, rb));
+	}
+	ibVec3 a = ib_pose_point(pA, ib_user_to_principal_point(A, j->def.localAnchorA));
+	*pb = ib_pose_point(pB, ib_user_to_principal_point(B, j->def.localAnchorB));
+	return ibDot(ibSub(*pb, a), *n);
+}
+
+/* Relative velocity dx/dt of the coordinate at the current instant and the row's response k. */
+static double rate(const ibWorld* w, const ibJoint* j, ibVec3 n, ibVec3 pb, double* k)
+{
+	const ibBody* A = &w->bodies[j->def.bodyA.index1 - 1];
+	const ibBody* B = &w->bodies[j->def.bodyB.index1 - 1];
+	if (j->def.type == IB_JOINT_HINGE) {
+		if (k) {
+			ibMat3 K = ibMat3_Zero();
+			if (ib_is_dynamic(A)) K = ibMat3_Add(K, A->invInertiaW);
+			if (ib_is_dynamic(B)) K = ibMat3_Add(K, B->invInertiaW);
+			*k = ibDot(n, ibMat3_MulV(K, n));
+		}
+		return ibDot(ibSub(B->st.w, A->st.w), n);
+	}
+	if (k) {
+		ibMat3 K = ibMat3_Add(ib_solver_point_response(A, ibSub(pb, A->st.s)), ib_solver_point_response(B, ibSub(pb, B->st.s)));
+		*k = ibDot(n, ibMat3_MulV(K, n));
+	}
+	ibVec3 ua = ibAdd(A->st.v, ibCross(A->st.w, ibSub(pb, A->st.s)));
+	ibVec3 ub = ibAdd(B->st.v, ibCross(B->st.w, ibSub(pb, B->st.s)));
+	return ibDot(ibSub(ub, ua), n);
+}
+
+static void apply(ibWorld* w, const ibJoint* j, ibVec3 n, ibVec3 pb, double lambda)
+{
+	ibBody* A = &w->bodies[j->def.bodyA.index1 - 1];
+	ibBody* B = &w->bodies[j->def.bodyB.index1 - 1];
+	ibVec3 p = ibScale(lambda * j->limitSide, n);
+	if (j->def.type == IB_JOINT_HINGE) {
+		ib_body_apply_angular_impulse(B, p);
+		ib_body_apply_angular_impulse(A, ibNeg(p));
+	} else {
+		ib_body_apply_impulse(B, p, pb);
+		ib_body_apply_impulse(A, ibNeg(p), pb);
+	}
+}
+
+static ibPose current_pose(const ibWorld* w, int32_t index1) { return ib_body_pose(&w->bodies[index1 - 1]); }
+
+/* Side whose limit x violates (or is within tol of), 0 if none; *gap = s (x - limit). */
+static int8_t side_of(const ibJoint* j, double x, double tol, double* gap)
+{
+	double lo = x - j->def.lowerLimit, up = j->def.upperLimit - x;
+	if (lo <= tol && lo <= up) return *gap = lo, 1;
+	if (up <= tol) return *gap = up, -1;
+	return *gap = fmin(lo, up), 0;
+}
+
+static double tolerance(const ibWorld* w, const ibJoint* j)
+{
+	return j->def.type == IB_JOINT_HINGE ? w->solver.angularTolerance : w->solver.positionTolerance;
+}
+
+/* One sweep of the limit rows of the joint correction; true if some row was corrected by more than eps_d. */
+bool ib_limits_position_sweep(ibWorld* w, double h)
+{
+	ibJointStore* st = w->joints;
+	if (!st || st->limitCount == 0 || st->limitPhase != 1) return false;
+	bool moved = false;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!is_limited(j)) continue;
+		const ibPose* qa = ib_solver_predicted(w, st, j->def.bodyA.index1 - 1, h);
+		const ibPose* qb = ib_solver_predicted(w, st, j->def.bodyB.index1 - 1, h);
+		ibVec3 n, pb;
+		double x = coordinate(w, j, qa, qb, &n, &pb), g;
+		if (j->limitSide == 0) {
+			j->limitSide = side_of(j, x, 0.0, &g);
+			if (j->limitSide == 0) continue;
+		}
+		g = j->limitSide > 0 ? x - j->def.lowerLimit : j->def.upperLimit - x;
+		if (!(g < 0.0 || (g > 0.0 && j->limitAcc > 0.0))) continue;
+		/* response and direction at t0 */
+		ibPose pA = current_pose(w, j->def.bodyA.index1), pB = current_pose(w, j->def.bodyB.index1);
+		coordinate(w, j, &pA, &pB, &n, &pb);
+		double k;
+		rate(w, j, n, pb, &k);
+		if (!(k > 0.0)) continue;
+		double dL = -g / (h * k);
+		if (j->limitAcc + dL < 0.0) dL = -j->limitAcc;
+		if (dL == 0.0) continue;
+		j->limitAcc += dL;
+		apply(w, j, n, pb, dL);
+		if (fabs(g) > tolerance(w, j)) moved = true;
+	}
+	return moved;
+}
+
+/* Before the joints' own correction: reset the rows; the approach speed (restitution) is taken from
+ * the velocities at t0 before any correction impulse (the joint correction of a fast-turning link
+ * changes its angular velocity by O(h^2) inside the step, which the velocity correction undoes). */
+void ib_limits_begin(ibWorld* w, double h)
+{
+	ibJointStore* st = w->joints;
+	if (!st || st->limitCount == 0) return;
+	st->limitPhase = 0;
+	double eps_rc = ib_contact_resting_speed(w);
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!is_limited(j)) continue;
+		j->limitSide = 0;
+		j->limitAcc = j->limitAccVel = j->limitApproach = 0.0;
+		ibPose pA = current_pose(w, j->def.bodyA.index1), pB = current_pose(w, j->def.bodyB.index1);
+		ibVec3 n, pb;
+		double x = coordinate(w, j, &pA, &pB, &n, &pb);
+		double v = rate(w, j, n, pb, NULL);
+		/* speed towards the limit in the direction of motion, if it is reached within this step */
+		double vin = fabs(v), gapTo = v < 0.0 ? x - j->def.lowerLimit : j->def.upperLimit - x;
+		if (gapTo <= vin * h + tolerance(w, j) && vin > eps_rc) j->limitApproach = vin;
+	}
+}
+
+/* Limit rows after the joints' own correction: sweeps of limits and joints until both hold. */
+void ib_limits_position_correction(ibWorld* w, double h)
+{
+	ibJointStore* st = w->joints;
+	if (!st || st->limitCount == 0) return;
+	st->limitPhase = 1;
+	int it = 0;
+	bool moved = true;
+	while (moved && it < w->solver.maxPositionIterations) {
+		++it;
+		moved = ib_joints_position_sweep(w, h); /* limit rows first, then all basic joints */
+	}
+	if (moved) w->stats.converged = false;
+	w->stats.positionIterations += it;
+}
+
+bool ib_limits_velocity_sweep(ibWorld* w)
+{
+	ibJointStore* st = w->joints;
+	if (!st || st->limitCount == 0 || st->limitPhase != 2) return false;
+	bool moved = false;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!is_limited(j) || j->limitSide == 0) continue;
+		ibPose pA = current_pose(w, j->def.bodyA.index1), pB = current_pose(w, j->def.bodyB.index1);
+		ibVec3 n, pb;
+		coordinate(w, j, &pA, &pB, &n, &pb);
+		double k;
+		double v = j->limitSide * rate(w, j, n, pb, &k);
+		double target = j->def.limitRestitution * j->limitApproach;
+		if (!(v < target || (v > target && j->limitAccVel > 0.0)) || !(k > 0.0)) continue;
+		double dL = (target - v) / k;
+		if (j->limitAccVel + dL < 0.0) dL = -j->limitAccVel;
+		if (dL == 0.0) continue;
+		j->limitAccVel += dL;
+		apply(w, j, n, pb, dL);
+		if (fabs(v - target) > w->solver.velocityTolerance) moved = true;
+	}
+	return moved;
+}
+
+void ib_limits_velocity_correction(ibWorld* w, double h)
+{
+	(void)h;
+	ibJointStore* st = w->joints;
+	if (!st || st->limitCount == 0) return;
+	st->limitPhase = 2;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!is_limited(j)) continue;
+		j->limitAccVel = 0.0;
+		if (j->limitSide == 0 || j->limitAcc <= 0.0) { /* not pushed in the joint correction: at the limit now? */
+			ibPose pA = current_pose(w, j->def.bodyA.index1), pB = current_pose(w, j->def.bodyB.index1);
+			ibVec3 n, pb;
+			double g;
+			j->limitSide = side_of(j, coordinate(w, j, &pA, &pB, &n, &pb), tolerance(w, j), &g);
+		}
+	}
+	int it = 0;
+	bool moved = true;
+	while (moved && it < w->solver.maxVelocityIterations) {
+		++it;
+		moved = ib_joints_velocity_sweep(w); /* limit rows first, then all basic joints */
+	}
+	if (moved) w->stats.converged = false;
+	w->stats.velocityIterations += it;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (is_limited(j)) j->limitImpulse = j->limitAcc + j->limitAccVel;
+	}
+}
