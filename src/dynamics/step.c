@@ -189,6 +189,7 @@ static void higher_order_step(ibWorld* w, double h, int order)
 static void collide_t0(ibWorld* w, double h)
 {
 	if (ib_collision_detect(w) == IB_OK) ib_contacts_collide(w, h); /* items 3-5: collisions, contact joints */
+	ib_soft_contacts_detect(w, h); /* particle-shape contacts: clamped rows in the soft sweeps */
 }
 
 /* Items 6-7 and 9 over h: joint correction, free motion, velocity correction (with subdivision). */
@@ -218,8 +219,10 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 	bool collide = collision_active(w);
 	if (collide)
 		ib_collision_begin_events(w);
-	else
+	else {
 		ib_contacts_collide(w, h); /* no detection: clears last step's contact joints */
+		ib_soft_contacts_detect(w, h);
+	}
 	/* large rotations per step break the joint correction's prediction: sub-step (constant forces) */
 	int sub = ib_joints_rotation_substeps(w, h, w->solver.maxRotationPerStep);
 	for (int k = 0; k < sub; ++k) {

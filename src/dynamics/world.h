@@ -222,6 +222,7 @@ void ib_soft_snapshot_save(ibWorld* w, int depth);
 void ib_soft_snapshot_restore(ibWorld* w, int depth);
 void ib_soft_add_invariants(const ibWorld* w, ibWorldInvariants* out);
 void ib_soft_measure(ibWorld* w);
+void ib_soft_contacts_detect(ibWorld* w, double h); /* particle-shape contacts at t0 (src/soft/soft_contact.c) */
 void ib_soft_position_begin(ibWorld* w, double h);
 bool ib_soft_position_sweep(ibWorld* w, double h);
 void ib_soft_position_end(ibWorld* w);

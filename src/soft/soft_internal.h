@@ -98,6 +98,21 @@ typedef struct ibSoftBody {
 	void* userData;
 } ibSoftBody;
 
+/* Contact of a particle with a rigid shape for one step (soft_contact.c): the closest point q and
+ * the outward normal n at t0 in the body's principal frame (carried with it), one normal row with
+ * accumulated clamp accN >= 0 and a tangential row pair clamped to the Coulomb disc mu accN. */
+typedef struct ibSoftContact {
+	int32_t particle, body, shape;
+	ibVec3 lq, ln;      /* q - com, n in the principal frame */
+	ibMat3 K;           /* 1/m_p I + K_body(q) at t0 */
+	double kn;          /* n^T K n */
+	double mus, mud;    /* the shape's friction coefficients */
+	bool sticking;      /* tangential relative speed at t0 <= eps_v: static friction */
+	double accN, accVN; /* normal impulses: joint correction at t0, velocity correction at t0+h */
+	ibVec3 accT, accVT; /* friction impulses of the same */
+	double gap;         /* last predicted gap (m) */
+} ibSoftContact;
+
 typedef struct ibBodyPred {
 	ibPartState st;
 	uint32_t version;
@@ -126,6 +141,8 @@ typedef struct ibSoftStore {
 	int depth;              /* nesting of position / velocity begin-end */
 	int sweep;              /* sweeps since begin */
 	bool capped;            /* some soft body's rows hit their maxIterations this step */
+	ibSoftContact* contacts; /* particle-shape contacts of this step (grow-only) */
+	int32_t contactCount, contactCapacity;
 	ibSoftStepStats stats;
 } ibSoftStore;
 
@@ -165,7 +182,16 @@ void ib_soft_ball_vertex(ibVec3 local, const ibPartState* s, double* C, double* 
 /* Dihedral angle across the edge x2-x3 of triangles (x2, x3, x0) and (x3, x2, x1); gradient if g. */
 double ib_soft_dihedral(const ibVec3 x[4], ibVec3 g[4]);
 
+/* soft_contact.c: one sweep of the contact rows (joint correction at t0 / velocity correction at
+ * t0+h); true if some row moved its point by more than its tolerance */
+void ib_soft_contacts_position_begin(ibWorld* w, ibSoftStore* ss);
+bool ib_soft_contacts_position_sweep(ibWorld* w, ibSoftStore* ss, double h);
+void ib_soft_contacts_velocity_begin(ibWorld* w, ibSoftStore* ss);
+bool ib_soft_contacts_velocity_sweep(ibWorld* w, ibSoftStore* ss);
+
 /* soft_solver.c */
+/* Predicted pose of rigid body i after a free step h (cached per velocity version). */
+const ibPartState* ib_soft_body_predicted(ibWorld* w, ibSoftStore* ss, int32_t i, double h);
 ibSoftView ib_soft_row_view(ibSoftStore* ss, ibSoftRow* r);
 ibSoftView ib_soft_con_view(ibSoftCon* c);
 /* Gather states (current, or predicted over h when predicted) of a view's participants. */

@@ -72,7 +72,7 @@ ibSoftView ib_soft_con_view(ibSoftCon* c)
 	return v;
 }
 
-static const ibPartState* body_predicted(ibWorld* w, ibSoftStore* ss, int32_t i, double h)
+const ibPartState* ib_soft_body_predicted(ibWorld* w, ibSoftStore* ss, int32_t i, double h)
 {
 	const ibBody* b = &w->bodies[i];
 	ibBodyPred* p = &ss->bpred[i];
@@ -98,7 +98,7 @@ const ibPartState* ib_soft_gather(ibWorld* w, ibSoftStore* ss, const ibSoftView*
 		part_of(v, k, &idx, &body);
 		if (body) {
 			if (predicted) {
-				s[k] = *body_predicted(w, ss, idx, h);
+				s[k] = *ib_soft_body_predicted(w, ss, idx, h);
 			} else {
 				const ibBody* b = &w->bodies[idx];
 				s[k].x = b->st.s;
@@ -313,7 +313,7 @@ static bool velocity_step(ibWorld* w, ibSoftStore* ss, const ibSoftView* v)
 static bool has_rows(const ibWorld* w)
 {
 	const ibSoftStore* ss = w->soft;
-	return ss && (ss->rowCount > 0 || ss->conCount > 0);
+	return ss && (ss->rowCount > 0 || ss->conCount > 0 || ss->contactCount > 0);
 }
 
 static double row_tol(const ibWorld* w, const ibSoftView* v)
@@ -354,6 +354,7 @@ void ib_soft_position_begin(ibWorld* w, double h)
 			if (norm(c->warm, c->rows) > 0.0) apply(w, ss, &v, c->warm);
 		}
 	}
+	ib_soft_contacts_position_begin(w, ss);
 	ss->stats.positionSweeps = 0;
 	ss->stats.velocitySweeps = 0;
 	ss->sweep = 0;
@@ -390,6 +391,7 @@ bool ib_soft_position_sweep(ibWorld* w, double h)
 		ibSoftView v = ib_soft_con_view(&ss->cons[i]);
 		if (position_step(w, ss, &v, h, w->solver.positionTolerance)) corrected = true;
 	}
+	if (ss->contactCount > 0 && ib_soft_contacts_position_sweep(w, ss, h)) corrected = true;
 	ss->sweep++;
 	ss->stats.positionSweeps++;
 	return corrected;
@@ -425,6 +427,7 @@ void ib_soft_velocity_begin(ibWorld* w)
 		ib_soft_view_prepare(w, ss, &v, &c->epoch);
 		set_minv(&v, 0.0);
 	}
+	ib_soft_contacts_velocity_begin(w, ss);
 	ss->sweep = 0;
 }
 
@@ -438,6 +441,7 @@ bool ib_soft_velocity_sweep(ibWorld* w)
 		ibSoftView v = ib_soft_con_view(&ss->cons[i]);
 		if (velocity_step(w, ss, &v)) corrected = true;
 	}
+	if (ss->contactCount > 0 && ib_soft_contacts_velocity_sweep(w, ss)) corrected = true;
 	ss->sweep++;
 	ss->stats.velocitySweeps++;
 	return corrected;

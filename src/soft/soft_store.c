@@ -96,6 +96,7 @@ void ib_soft_destroy_store(ibWorld* w)
 	ib_free(w, ss->softs, sizeof(ibSoftBody) * (size_t)ss->softCapacity);
 	ib_free(w, ss->cons, sizeof(ibSoftCon) * (size_t)ss->conCapacity);
 	ib_free(w, ss->bpred, sizeof(ibBodyPred) * (size_t)ss->bpredCapacity);
+	ib_free(w, ss->contacts, sizeof(ibSoftContact) * (size_t)ss->contactCapacity);
 	ib_free(w, ss->scratch, sizeof(ibPartState) * (size_t)ss->scratchCapacity);
 	ib_free(w, ss->ustates, sizeof(ibConstraintState) * (size_t)ss->ustateCapacity);
 	ib_free(w, ss->scratchJ, sizeof(double) * (size_t)ss->scratchJCapacity);
@@ -108,6 +109,7 @@ void ib_soft_on_body_destroyed(ibWorld* w, int32_t bodyIndex)
 {
 	ibSoftStore* ss = w->soft;
 	if (!ss) return;
+	ss->contactCount = 0; /* contacts refer to bodies by index; the next detection rebuilds them */
 	for (int32_t i = 0; i < ss->conHigh; ++i) {
 		ibSoftCon* c = &ss->cons[i];
 		if (!c->inUse) continue;
@@ -125,6 +127,7 @@ void ib_soft_body_remove(ibWorld* w, ibSoftStore* ss, int32_t si)
 {
 	ibSoftBody* s = &ss->softs[si];
 	int32_t first = s->first, n = s->count, r0 = s->firstRow, nr = s->rowCount;
+	ss->contactCount = 0; /* particle indices move; the next detection rebuilds the contacts */
 	for (int32_t i = 0; i < ss->conHigh; ++i) {
 		ibSoftCon* c = &ss->cons[i];
 		if (!c->inUse) continue;
