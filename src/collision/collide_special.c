@@ -322,8 +322,9 @@ static bool edge_witness(const ibConvex* a, const ibVec3 A[3], const double ha[3
 	return true;
 }
 
-bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistance* out)
+int ib_collide_box_box_sat_tol(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* out)
 {
+	bool apart = false;
 	ibVec3 A[3], B[3];
 	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
 	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
@@ -361,7 +362,9 @@ bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistan
 				}
 				double t = ibDot(T, L);
 				double ov = ra + rb - fabs(t);
-				if (ov < 0.0) return false; /* separating axis */
+				if (ov < -tolerance) return -1; /* separated by more than the tolerance */
+				if (ov < 0.0) apart = true;     /* separating axis */
+				if (apart) continue;
 				/* prefer face axes on (near) ties: edge axes must be strictly better */
 				bool better = kind == 2 ? ov < best - 1e-12 * (ra + rb) : ov < best;
 				if (kind < 2 && ov < bestFace) {
@@ -384,6 +387,7 @@ bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistan
 		}
 	}
 
+	if (apart) return 0;
 	/* the witness points of the best axis; at a rounding tie between a face axis and an edge axis
 	 * (nearly aligned boxes) the chosen axis may have no exact witness, then the other one is used */
 	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
@@ -393,7 +397,7 @@ bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistan
 		bool edge = (pass == 0) == edgeFirst;
 		if (edge ? edgeOk && edge_witness(a, A, ha, b, B, hb, bestEdgeI, bestEdgeJ, bestEdgeN, bestEdge, out)
 		         : face_axis_witness(a, A, ha, b, B, hb, bestFaceKind, bestFaceI, bestFaceN, bestFace, out))
-			return true;
+			return 1;
 	}
 	/* no exact witness (cannot happen in exact arithmetic): the deepest feature's centre */
 	ibConvexDistance r;
@@ -408,5 +412,10 @@ bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistan
 		r.pointB = ibMulAdd(r.pointA, bestFace, bestFaceN);
 	}
 	*out = r;
-	return true;
+	return 1;
+}
+
+bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistance* out)
+{
+	return ib_collide_box_box_sat_tol(a, b, 0.0, out) == 1;
 }
