@@ -1,28 +1,29 @@
-/* The ibdyn side of bench_collision: ibdyn's collision pipeline as a BenchCollider. */
+/* The ibdyn side of bench_collision: ibdyn's collision pipeline as a BenchCollider, through the public API only
+ * (ibWorld_Collide, ibWorld_GetContacts). */
 #include "bench_collision_ibdyn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/collision_world.h"
-#include "dynamics/world.h"
 #include "ibdyn/ibdyn.h"
 
-int bench_ibdyn_max_manifold_points(void) { return IB_MANIFOLD_MAX_POINTS; }
+int bench_ibdyn_max_manifold_points(void) { return IB_MAX_CONTACT_POINTS; }
 
 typedef struct IbdynCollider {
 	ibWorldId id;
-	ibWorld* w;
 	ibBodyId* bodies; /* cubes */
 	int count;
 	int* cubeOfBody; /* body index -> cube index (count = the floor, -1 = none) */
 	int bodyIndices;
+	ibContactData* contacts; /* ibWorld_GetContacts output (untimed) */
+	int contactCap;
 } IbdynCollider;
 
-/* ibdyn's collision detection, all three phases. The only call of the pipeline in the bench: once the public
- * ibWorld_Collide(world) exists, this becomes `return ibWorld_Collide(c->id);`. */
-static ibResult ibdyn_collide(IbdynCollider* c) { return ib_collision_detect(c->w); }
+static int body_index(ibBodyId b) { return b.index1 - 1; }
+
+/* ibdyn's collision detection, all three phases: the public ibWorld_Collide, the only timed call. */
+static ibResult ibdyn_collide(IbdynCollider* c) { return ibWorld_Collide(c->id); }
 
 static void ibdyn_set_poses(void* impl, const double* pos, const double* quat)
 {
@@ -39,13 +40,20 @@ static int ibdyn_detect(void* impl) { return ibdyn_collide(impl) == IB_OK ? 0 : 
 static int ibdyn_pairs(void* impl, BenchPair* out, int capacity)
 {
 	IbdynCollider* c = impl;
-	ibContactPair* cp = NULL;
-	int n = ib_collision_contacts(c->w, &cp), total = 0;
+	int n = ibWorld_GetContacts(c->id, NULL, 0), total = 0;
+	if (n > c->contactCap) {
+		ibContactData* grown = realloc(c->contacts, sizeof *grown * (size_t)n);
+		if (!grown) return 0;
+		c->contacts = grown;
+		c->contactCap = n;
+	}
+	n = ibWorld_GetContacts(c->id, c->contacts, c->contactCap);
 	for (int k = 0; k < n; ++k) {
-		int ba = cp[k].bodyA, bb = cp[k].bodyB;
-		int a = ba < c->bodyIndices ? c->cubeOfBody[ba] : -1, b = bb < c->bodyIndices ? c->cubeOfBody[bb] : -1;
+		int ba = body_index(ibShape_GetBody(c->contacts[k].shapeA)), bb = body_index(ibShape_GetBody(c->contacts[k].shapeB));
+		int a = ba >= 0 && ba < c->bodyIndices ? c->cubeOfBody[ba] : -1;
+		int b = bb >= 0 && bb < c->bodyIndices ? c->cubeOfBody[bb] : -1;
 		if (a < 0 || b < 0) continue;
-		if (total < capacity) out[total] = (BenchPair){a < b ? a : b, a < b ? b : a, cp[k].manifold.pointCount};
+		if (total < capacity) out[total] = (BenchPair){a < b ? a : b, a < b ? b : a, c->contacts[k].pointCount};
 		++total;
 	}
 	return total;
@@ -58,10 +66,9 @@ static void ibdyn_destroy(void* impl)
 	if (ibWorld_IsValid(c->id)) ibDestroyWorld(c->id);
 	free(c->bodies);
 	free(c->cubeOfBody);
+	free(c->contacts);
 	free(c);
 }
-
-static int body_index(ibBodyId b) { return b.index1 - 1; }
 
 /* ibdyn world: one static body with a box shape as the floor, one dynamic body with a unit-cube box shape per
  * cube (default density; the bodies are never stepped). */
@@ -74,8 +81,7 @@ int bench_ibdyn_collider(BenchCollider* out, const BenchCubes* s)
 	c->bodies = calloc((size_t)s->count, sizeof *c->bodies);
 	ibWorldDef wd = ibDefaultWorldDef();
 	c->id = ibCreateWorld(&wd);
-	c->w = ib_world_get(c->id);
-	if (!c->bodies || !c->w) goto fail;
+	if (!c->bodies || !ibWorld_IsValid(c->id)) goto fail;
 	ibBodyDef fd = ibDefaultBodyDef();
 	fd.name = "floor";
 	fd.position = ibV3(s->floorCenter[0], s->floorCenter[1], s->floorCenter[2]);

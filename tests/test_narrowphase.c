@@ -1100,6 +1100,65 @@ static void check_basic_at(const ibConvexDistance* r, int line)
 	assert_le(ibLength(ibSub(ibSub(r->pointA, r->pointB), ibScale(r->distance, r->normal))), 1e-9);
 }
 
+/* Signed distance-like measure of a point to a box's surface: max_k (|x_k| - h_k) in the box frame
+ * (0 on the surface, < 0 inside, > 0 outside). */
+static double box_surface_offset(const ibConvex* c, ibVec3 p)
+{
+	ibVec3 l = ib_convex_to_local(c, p);
+	return fmax(fmax(fabs(l.x) - c->halfExtents.x, fabs(l.y) - c->halfExtents.y), fabs(l.z) - c->halfExtents.z);
+}
+
+/* The SAT box-box witness points lie on the surfaces (pointA on A, pointB on B) with
+ * pointA - pointB == distance * normal: aligned face-face pairs of unequal boxes (a cube on a floor
+ * slab, offset far from the slab's centre), deep aligned overlaps, nearly aligned frames (edge
+ * axes tie with face axes) and random deep overlaps. Regression: the face case used B's face
+ * centre, off A's face by up to the lateral offset, and the edge case a clamped parameter. */
+static void test_box_box_sat_points(void** state)
+{
+	(void)state;
+	rng_seed(4242);
+	const ibQuat I = IB_QUAT_IDENTITY;
+	double worst = 0.0;
+	int n = 0;
+	for (int it = 0; it < 20000; ++it) {
+		int kind = it % 4;
+		ibQuat qa = I, qb = I;
+		if (kind == 1) qa = qb = rand_unit_quat(); /* aligned, common random frame */
+		if (kind == 2) {                           /* nearly aligned */
+			qa = rand_unit_quat();
+			ibVec3 ax = rand_unit_vec();
+			double ang = urand(-1e-7, 1e-7), s = sin(0.5 * ang);
+			qb = ibQuatNormalize(ibQuatMul(qa, (ibQuat){ax.x * s, ax.y * s, ax.z * s, cos(0.5 * ang)}));
+		}
+		if (kind == 3) qa = rand_unit_quat(), qb = rand_unit_quat();
+		ibVec3 ha = rand_vec(0.1, 1.0), hb = rand_vec(0.1, 1.0);
+		if (it % 8 == 0) hb = ibV3(6.0, 6.0, 0.5); /* a slab */
+		ibConvex b = make_box(IB_VEC3_ZERO, qb, hb);
+		ibVec3 off = ibV3(urand(-1.0, 1.0) * (ha.x + hb.x), urand(-1.0, 1.0) * (ha.y + hb.y),
+		                  urand(-1.0, 1.0) * (ha.z + hb.z));
+		ibConvex a = make_box(ibMat3_MulV(b.R, off), qa, ha);
+		ibConvexDistance r;
+		if (!ib_collide_box_box_sat(&a, &b, &r)) continue;
+		++n;
+		g_pose = it;
+		check_basic(&r);
+		double ea = fabs(box_surface_offset(&a, r.pointA)), eb = fabs(box_surface_offset(&b, r.pointB));
+		assert_le(ea, 1e-9);
+		assert_le(eb, 1e-9);
+		worst = fmax(worst, fmax(ea, eb));
+	}
+	/* the reported case: a cube sunk 0.1 m into a slab, 2 m off the slab's centre */
+	ibConvex slab = make_box(IB_VEC3_ZERO, I, ibV3(5, 5, 0.5)), cube = make_box(ibV3(2, 1, 0.9), I, ibV3(0.5, 0.5, 0.5));
+	ibConvexDistance r;
+	assert_true(ib_collide_box_box_sat(&cube, &slab, &r));
+	check_basic(&r);
+	assert_le(fabs(r.distance + 0.1), 1e-12);
+	assert_le(ibDistance(r.normal, ibV3(0, 0, 1)), 1e-12);
+	assert_le(fabs(box_surface_offset(&cube, r.pointA)), 1e-12);
+	assert_le(fabs(box_surface_offset(&slab, r.pointB)), 1e-12);
+	print_message("box-box SAT witness points (%d overlapping): max surface offset %.1e\n", n, worst);
+}
+
 static void test_degenerate(void** state)
 {
 	(void)state;
@@ -1382,7 +1441,8 @@ int main(void)
 	    cmocka_unit_test(test_CAPSULE_CYLINDER),  cmocka_unit_test(test_CAPSULE_HULL),
 	    cmocka_unit_test(test_CYLINDER_CYLINDER), cmocka_unit_test(test_CYLINDER_HULL),
 	    cmocka_unit_test(test_HULL_HULL),         cmocka_unit_test(test_support_aabb),
-	    cmocka_unit_test(test_box_box_penetration), cmocka_unit_test(test_degenerate),
+	    cmocka_unit_test(test_box_box_penetration), cmocka_unit_test(test_box_box_sat_points),
+	    cmocka_unit_test(test_degenerate),
 	    cmocka_unit_test(test_warm_start),
 #ifdef IBDYN_HAVE_CCD
 	    cmocka_unit_test(test_libccd),

@@ -194,8 +194,137 @@ static ibVec3 box_support_feature(const ibConvex* box, ibVec3 dir)
 	return p;
 }
 
-bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistance* out)
+/* Corners of a box's support feature along dir (vertex: 1, edge: 2, face: 4, in polygon order): the axes
+ * within 1e-10 of perpendicular to dir are free. */
+static int box_support_polygon(const ibConvex* box, const ibVec3 ax[3], const double h[3], ibVec3 dir, ibVec3* out)
 {
+	ibVec3 c = box->position;
+	int freeAx[3], nf = 0;
+	for (int k = 0; k < 3; ++k) {
+		double d = ibDot(ax[k], dir);
+		if (fabs(d) > 1e-10) c = ibMulAdd(c, d > 0.0 ? h[k] : -h[k], ax[k]);
+		else freeAx[nf++] = k;
+	}
+	if (nf == 0) {
+		out[0] = c;
+		return 1;
+	}
+	ibVec3 u = ibScale(h[freeAx[0]], ax[freeAx[0]]);
+	if (nf == 1) {
+		out[0] = ibSub(c, u), out[1] = ibAdd(c, u);
+		return 2;
+	}
+	ibVec3 v = ibScale(h[freeAx[1]], ax[freeAx[1]]);
+	out[0] = ibSub(ibSub(c, u), v), out[1] = ibSub(ibAdd(c, u), v);
+	out[2] = ibAdd(ibAdd(c, u), v), out[3] = ibAdd(ibSub(c, u), v);
+	return 4;
+}
+
+/* Clip the convex polygon p[0..n) (n <= 4; a segment when n == 2) to the slab |dot(x - o, u)| <= e;
+ * returns the new count (one more per clipped side: at most 8 after two slabs of a quadrilateral). */
+static int clip_slab(const ibVec3* p, int n, ibVec3 o, ibVec3 u, double e, ibVec3* out)
+{
+	ibVec3 tmp[8];
+	int m = n;
+	const ibVec3* src = p;
+	for (int side = 0; side < 2; ++side) {
+		double sg = side == 0 ? 1.0 : -1.0;
+		ibVec3* dst = side == 0 ? tmp : out;
+		int k = 0;
+		int edges = m == 2 ? 1 : m; /* a segment has one edge */
+		if (m == 1) {
+			if (sg * ibDot(ibSub(src[0], o), u) <= e) dst[k++] = src[0];
+		} else {
+			for (int i = 0; i < edges; ++i) {
+				ibVec3 a = src[i], b = src[(i + 1) % m];
+				double da = sg * ibDot(ibSub(a, o), u) - e, db = sg * ibDot(ibSub(b, o), u) - e;
+				if (da <= 0.0) dst[k++] = a;
+				if ((da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0)) dst[k++] = ibAdd(a, ibScale(da / (da - db), ibSub(b, a)));
+				if (m == 2 && db <= 0.0) dst[k++] = b;
+			}
+		}
+		if (m == 2 && k > 2) k = 2; /* cannot happen for a segment; defensive */
+		m = k;
+		src = dst;
+		if (m == 0) break;
+	}
+	return m;
+}
+
+/* Witness of a face axis: the incident box's support feature along dir (into the reference box),
+ * clipped to the reference face's rectangle (the two other axes of the reference box); the centroid of
+ * what remains is on the incident box's surface and above the reference face. Returns false if the
+ * clipping leaves nothing (rounding at a tie). */
+static bool face_witness(const ibConvex* ref, const ibVec3 ra[3], const double rh[3], int i, const ibConvex* inc,
+                         const ibVec3 ia[3], const double ih[3], ibVec3 dir, ibVec3* point)
+{
+	ibVec3 f[4], c1[8], c2[8];
+	int n = box_support_polygon(inc, ia, ih, dir, f);
+	int j = (i + 1) % 3, k = (i + 2) % 3;
+	double tol = 1e-12 * (rh[0] + rh[1] + rh[2]);
+	int m = clip_slab(f, n, ref->position, ra[j], rh[j] + tol, c1);
+	if (m == 0) return false;
+	m = clip_slab(c1, m, ref->position, ra[k], rh[k] + tol, c2);
+	if (m == 0) return false;
+	ibVec3 s = IB_VEC3_ZERO;
+	for (int q = 0; q < m; ++q) s = ibAdd(s, c2[q]);
+	*point = ibScale(1.0 / m, s);
+	return true;
+}
+
+/* Witness of a face axis (kind 0: face i of A, 1: face i of B) with the normal n (B -> A) and overlap ov. */
+static bool face_axis_witness(const ibConvex* a, const ibVec3 A[3], const double ha[3], const ibConvex* b,
+                              const ibVec3 B[3], const double hb[3], int kind, int i, ibVec3 n, double ov,
+                              ibConvexDistance* out)
+{
+	ibConvexDistance r;
+	r.iterations = 0;
+	r.distance = -ov;
+	r.normal = n;
+	if (kind == 0) { /* face of A: B's deepest feature goes into A */
+		if (!face_witness(a, A, ha, i, b, B, hb, n, &r.pointB)) return false;
+		r.pointA = ibMulAdd(r.pointB, -ov, n);
+	} else { /* face of B: A's deepest feature goes into B */
+		if (!face_witness(b, B, hb, i, a, A, ha, ibNeg(n), &r.pointA)) return false;
+		r.pointB = ibMulAdd(r.pointA, ov, n);
+	}
+	*out = r;
+	return true;
+}
+
+/* Witness of the edge axis A[i] x B[j] with the normal n (B -> A) and overlap ov: the closest points of
+ * the two support edges' lines. At the minimum they lie inside both edges (the axis is then a face
+ * normal of the Minkowski difference); otherwise (a rounding tie with a face axis) returns false. */
+static bool edge_witness(const ibConvex* a, const ibVec3 A[3], const double ha[3], const ibConvex* b,
+                         const ibVec3 B[3], const double hb[3], int i, int j, ibVec3 n, double ov,
+                         ibConvexDistance* out)
+{
+	ibVec3 PA = a->position, PB = b->position;
+	for (int k = 0; k < 3; ++k) {
+		if (k != i) PA = ibMulAdd(PA, ibDot(A[k], n) > 0.0 ? -ha[k] : ha[k], A[k]);
+		if (k != j) PB = ibMulAdd(PB, ibDot(B[k], n) > 0.0 ? hb[k] : -hb[k], B[k]);
+	}
+	ibVec3 d = ibSub(PA, PB);
+	double c = ibDot(A[i], B[j]);
+	double denom = 1.0 - c * c;
+	if (!(denom > 0.0)) return false;
+	double da = ibDot(A[i], d), db = ibDot(B[j], d);
+	double s = (c * db - da) / denom, t = (db - c * da) / denom;
+	double tol = 1e-9 * (ha[i] + hb[j]);
+	if (!(fabs(s) <= ha[i] + tol && fabs(t) <= hb[j] + tol)) return false;
+	ibConvexDistance r;
+	r.iterations = 0;
+	r.distance = -ov;
+	r.normal = n;
+	r.pointA = ibMulAdd(PA, clampd(s, -ha[i], ha[i]), A[i]);
+	r.pointB = ibMulAdd(r.pointA, ov, n);
+	*out = r;
+	return true;
+}
+
+int ib_collide_box_box_sat_tol(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* out)
+{
+	bool apart = false;
 	ibVec3 A[3], B[3];
 	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
 	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
@@ -205,8 +334,10 @@ bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistan
 	}
 	ibVec3 T = ibSub(a->position, b->position);
 	double best = INFINITY;
-	int bestKind = -1, bestI = 0, bestJ = 0; /* kind 0: face of A (i), 1: face of B (j), 2: edges (i, j) */
-	ibVec3 bestN = IB_VEC3_ZERO;
+	int bestKind = -1; /* kind 0: face of A (i), 1: face of B (j), 2: edges (i, j) */
+	double bestFace = INFINITY, bestEdge = INFINITY; /* the best face axis and the best edge axis */
+	int bestFaceKind = 0, bestFaceI = 0, bestEdgeI = 0, bestEdgeJ = 0;
+	ibVec3 bestFaceN = IB_VEC3_ZERO, bestEdgeN = IB_VEC3_ZERO;
 
 	for (int kind = 0; kind < 3; ++kind) {
 		for (int i = 0; i < 3; ++i) {
@@ -231,45 +362,60 @@ bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistan
 				}
 				double t = ibDot(T, L);
 				double ov = ra + rb - fabs(t);
-				if (ov < 0.0) return false; /* separating axis */
+				if (ov < -tolerance) return -1; /* separated by more than the tolerance */
+				if (ov < 0.0) apart = true;     /* separating axis */
+				if (apart) continue;
 				/* prefer face axes on (near) ties: edge axes must be strictly better */
 				bool better = kind == 2 ? ov < best - 1e-12 * (ra + rb) : ov < best;
+				if (kind < 2 && ov < bestFace) {
+					bestFace = ov;
+					bestFaceKind = kind;
+					bestFaceI = i;
+					bestFaceN = t >= 0.0 ? L : ibNeg(L);
+				}
+				if (kind == 2 && ov < bestEdge) {
+					bestEdge = ov;
+					bestEdgeI = i;
+					bestEdgeJ = j;
+					bestEdgeN = t >= 0.0 ? L : ibNeg(L);
+				}
 				if (better) {
 					best = ov;
 					bestKind = kind;
-					bestI = i;
-					bestJ = j;
-					bestN = t >= 0.0 ? L : ibNeg(L);
 				}
 			}
 		}
 	}
 
+	if (apart) return 0;
+	/* the witness points of the best axis; at a rounding tie between a face axis and an edge axis
+	 * (nearly aligned boxes) the chosen axis may have no exact witness, then the other one is used */
+	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
+	bool edgeFirst = bestKind == 2;
+	bool edgeOk = bestEdge <= bestFace + 1e-9 * scale;
+	for (int pass = 0; pass < 2; ++pass) {
+		bool edge = (pass == 0) == edgeFirst;
+		if (edge ? edgeOk && edge_witness(a, A, ha, b, B, hb, bestEdgeI, bestEdgeJ, bestEdgeN, bestEdge, out)
+		         : face_axis_witness(a, A, ha, b, B, hb, bestFaceKind, bestFaceI, bestFaceN, bestFace, out))
+			return 1;
+	}
+	/* no exact witness (cannot happen in exact arithmetic): the deepest feature's centre */
 	ibConvexDistance r;
 	r.iterations = 0;
-	r.distance = -best;
-	r.normal = bestN;
-	if (bestKind == 0) { /* face of A: B's deepest feature goes into A */
-		r.pointB = box_support_feature(b, bestN);
-		r.pointA = ibMulAdd(r.pointB, -best, bestN);
-	} else if (bestKind == 1) { /* face of B: A's deepest feature goes into B */
-		r.pointA = box_support_feature(a, ibNeg(bestN));
-		r.pointB = ibMulAdd(r.pointA, best, bestN);
-	} else { /* edge of A along A[i] against edge of B along B[j] */
-		int i = bestI, j = bestJ;
-		ibVec3 PA = a->position, PB = b->position;
-		for (int k = 0; k < 3; ++k) {
-			if (k != i) PA = ibMulAdd(PA, ibDot(A[k], bestN) > 0.0 ? -ha[k] : ha[k], A[k]);
-			if (k != j) PB = ibMulAdd(PB, ibDot(B[k], bestN) > 0.0 ? hb[k] : -hb[k], B[k]);
-		}
-		ibVec3 d = ibSub(PA, PB);
-		double c = ibDot(A[i], B[j]);
-		double denom = 1.0 - c * c;
-		double s = denom > 0.0 ? (c * ibDot(B[j], d) - ibDot(A[i], d)) / denom : 0.0;
-		s = clampd(s, -ha[i], ha[i]);
-		r.pointA = ibMulAdd(PA, s, A[i]);
-		r.pointB = ibMulAdd(r.pointA, best, bestN);
+	r.distance = -bestFace;
+	r.normal = bestFaceN;
+	if (bestFaceKind == 0) {
+		r.pointB = box_support_feature(b, bestFaceN);
+		r.pointA = ibMulAdd(r.pointB, -bestFace, bestFaceN);
+	} else {
+		r.pointA = box_support_feature(a, ibNeg(bestFaceN));
+		r.pointB = ibMulAdd(r.pointA, bestFace, bestFaceN);
 	}
 	*out = r;
-	return true;
+	return 1;
+}
+
+bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistance* out)
+{
+	return ib_collide_box_box_sat_tol(a, b, 0.0, out) == 1;
 }

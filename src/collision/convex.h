@@ -152,6 +152,9 @@ ibConvexDistance ib_collide_capsule_capsule(const ibConvex* a, const ibConvex* b
 /* Box-box separating-axis test on the 15 axes: false if some axis separates; else true and out
  * holds the exact penetration (minimum translational distance), normal and deepest points. */
 bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistance* out);
+/* The same with a tolerance: 1 overlapping (out filled), 0 separated by at most tolerance along every
+ * candidate axis (the exact distance needs GJK), -1 separated by more than tolerance (out untouched). */
+int ib_collide_box_box_sat_tol(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* out);
 
 /* Distance or penetration between two convex shapes: exact special case when one exists, else
  * GJK on the cores (+ EPA when the cores overlap) with the margins added. cache may be NULL. */

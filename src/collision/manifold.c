@@ -76,8 +76,17 @@ static void push(Region* r, ibVec3 pa, ibVec3 pb, double sep, ibClipPoint xy)
 
 int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, ibManifold* out)
 {
-	ibConvexDistance q = ib_convex_query(a, b, cache);
 	out->pointCount = 0;
+	ibConvexDistance q;
+	if (a->type == IB_CONVEX_BOX && b->type == IB_CONVEX_BOX) {
+		/* SAT first: most broadphase pairs of boxes are apart by more than the tolerance along an axis,
+		 * and those need no GJK */
+		int sat = ib_collide_box_box_sat_tol(a, b, fmax(tolerance, 0.0), &q);
+		if (sat < 0) return 0;
+		if (sat == 0) q = ib_convex_query_gjk(a, b, true, cache);
+	} else {
+		q = ib_convex_query(a, b, cache);
+	}
 	if (!(q.distance <= tolerance)) return 0;
 	ibVec3 n = q.normal;
 	out->normal = n;
