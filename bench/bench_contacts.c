@@ -244,7 +244,7 @@ static void boxScene(ContactScene* s, int pyramid, int peers)
 static void wallScene(int shock)
 {
 	char path[1024], err[512];
-	snprintf(path, sizeof path, "%s/scenes/wall252.xml", IBDYN_SOURCE_DIR);
+	snprintf(path, sizeof path, "%s/scenes/large/wall252.xml", IBDYN_SOURCE_DIR);
 	ibWorldId w;
 	ibSceneSettings set;
 	if (ibLoadScene(path, NULL, &w, &set, err, sizeof err) != IB_OK) {
