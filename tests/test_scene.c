@@ -1217,6 +1217,51 @@ static void test_save_rejects_unloadable_worlds(void** state)
 
 /* ---------------------------------------------------------------- semantics */
 
+/* the contact settings (ibContactSettings) of <world>: read, written where not default, read back equal */
+static void test_contact_settings_round_trip(void** state)
+{
+	(void)state;
+	const char* xml = "<ibdyn version=\"1\"><world contacts=\"false\" restitution_law=\"poisson\" "
+	                  "restitution_mixing=\"max\" friction_mixing=\"mean\" resting_speed=\"0.02\" "
+	                  "collision_tolerance=\"1e-5\" contact_position_tolerance=\"2e-6\" "
+	                  "max_collision_iterations=\"77\" max_contact_iterations=\"88\" joint_velocity_sweeps=\"false\" "
+	                  "contact_graph=\"false\" shock_iterations=\"20\"/></ibdyn>";
+	ibWorldId w = loadOk(xml, "contact settings", NULL);
+	ibContactSettings c = ibWorld_GetSolverSettings(w).contact;
+	assert_false(c.enabled);
+	assert_int_equal(c.restitutionLaw, IB_RESTITUTION_POISSON);
+	assert_int_equal(c.restitutionMixing, IB_MIX_MAX);
+	assert_int_equal(c.frictionMixing, IB_MIX_MEAN);
+	SAME(c.restingSpeed, 0.02, "resting speed");
+	SAME(c.collisionTolerance, 1e-5, "collision tolerance");
+	SAME(c.contactPositionTolerance, 2e-6, "contact position tolerance");
+	assert_int_equal(c.maxCollisionIterations, 77);
+	assert_int_equal(c.maxContactIterations, 88);
+	assert_false(c.jointVelocitySweeps);
+	assert_false(c.contactGraph);
+	assert_int_equal(c.shockIterations, 20);
+	char* out = saveOk(w, NULL);
+	assert_non_null(strstr(out, "shock_iterations=\"20\""));
+	ibWorldId w2 = loadOk(out, "contact settings saved", NULL);
+	ibContactSettings c2 = ibWorld_GetSolverSettings(w2).contact;
+	assert_memory_equal(&c, &c2, sizeof c);
+	free(out);
+	ibDestroyWorld(w2);
+	ibDestroyWorld(w);
+	/* defaults are not written */
+	w = loadOk("<ibdyn version=\"1\"/>", "defaults", NULL);
+	out = saveOk(w, NULL);
+	assert_null(strstr(out, "shock_iterations"));
+	assert_null(strstr(out, "restitution_law"));
+	free(out);
+	ibDestroyWorld(w);
+	/* a bad enum value is an error */
+	ibWorldId bad = {0};
+	char err[256];
+	const char* badXml = "<ibdyn version=\"1\"><world friction_mixing=\"median\"/></ibdyn>";
+	assert_int_not_equal(ibLoadSceneFromMemory(badXml, strlen(badXml), "bad", NULL, &bad, NULL, err, sizeof err), IB_OK);
+}
+
 static void test_defaults(void** state)
 {
 	(void)state;
@@ -1423,6 +1468,7 @@ int main(void)
 	    cmocka_unit_test(test_io_errors),
 	    cmocka_unit_test(test_save_rejects_unloadable_worlds),
 	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_contact_settings_round_trip),
 	    cmocka_unit_test(test_materials_and_rotations),
 	    cmocka_unit_test(test_memory_errors_and_hooks),
 	    cmocka_unit_test(test_numbers),

@@ -18,6 +18,10 @@ const ibSceneEnum ibScene_Broadphases[] = {
     {"sap", IB_BROADPHASE_SWEEP_AND_PRUNE}, {"tree", IB_BROADPHASE_DYNAMIC_TREE}, {NULL, 0}};
 const ibSceneEnum ibScene_ToiModes[] = {
     {"off", IB_TOI_OFF}, {"interpolation", IB_TOI_INTERPOLATION}, {"bisection", IB_TOI_BISECTION}, {NULL, 0}};
+const ibSceneEnum ibScene_RestitutionLaws[] = {
+    {"newton", IB_RESTITUTION_NEWTON}, {"poisson", IB_RESTITUTION_POISSON}, {NULL, 0}};
+const ibSceneEnum ibScene_MixRules[] = {{"product", IB_MIX_PRODUCT}, {"sum", IB_MIX_SUM}, {"min", IB_MIX_MIN},
+                                        {"max", IB_MIX_MAX},         {"mean", IB_MIX_MEAN}, {NULL, 0}};
 const ibSceneEnum ibScene_JointTypes[] = {{"ball", IB_JOINT_BALL},
                                           {"line", IB_JOINT_LINE},
                                           {"plane", IB_JOINT_PLANE},

@@ -59,6 +59,9 @@ extern const ibSceneEnum ibScene_Integrators[];
 extern const ibSceneEnum ibScene_Solvers[];
 extern const ibSceneEnum ibScene_Broadphases[];
 extern const ibSceneEnum ibScene_ToiModes[];
+/** Restitution laws: newton, poisson; mixing rules: product, sum, min, max, mean (terminated by {NULL, 0}). */
+extern const ibSceneEnum ibScene_RestitutionLaws[];
+extern const ibSceneEnum ibScene_MixRules[];
 /** Joint types: ball, line, ..., velocity (terminated by {NULL, 0}). */
 extern const ibSceneEnum ibScene_JointTypes[];
 /** Motor modes of <motor>: position, velocity (terminated by {NULL, 0}; "off" is not a file value). */

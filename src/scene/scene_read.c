@@ -88,6 +88,9 @@ typedef struct worldAttrs {
 	ibCollisionSettings collision;
 	int broadphase;
 	int toiMode;
+	int restitutionLaw;
+	int restitutionMixing;
+	int frictionMixing;
 } worldAttrs;
 
 /* clang-format off */
@@ -115,6 +118,18 @@ static const ibSceneAttr worldAttrTable[] = {
 	WORLD_ATTR("max_toi_substeps", IB_ATTR_INT, collision.maxToiSubsteps),
 	WORLD_ATTR("max_toi_iterations", IB_ATTR_INT, collision.maxToiIterations),
 	WORLD_ATTR("max_rotation_per_step", IB_ATTR_REAL, solver.maxRotationPerStep),
+	WORLD_ATTR("contacts", IB_ATTR_BOOL, solver.contact.enabled),
+	{.name = "restitution_law", .kind = IB_ATTR_ENUM, .offset = offsetof(worldAttrs, restitutionLaw), .values = ibScene_RestitutionLaws},
+	{.name = "restitution_mixing", .kind = IB_ATTR_ENUM, .offset = offsetof(worldAttrs, restitutionMixing), .values = ibScene_MixRules},
+	{.name = "friction_mixing", .kind = IB_ATTR_ENUM, .offset = offsetof(worldAttrs, frictionMixing), .values = ibScene_MixRules},
+	WORLD_ATTR("resting_speed", IB_ATTR_REAL, solver.contact.restingSpeed),
+	WORLD_ATTR("collision_tolerance", IB_ATTR_REAL, solver.contact.collisionTolerance),
+	WORLD_ATTR("contact_position_tolerance", IB_ATTR_REAL, solver.contact.contactPositionTolerance),
+	WORLD_ATTR("max_collision_iterations", IB_ATTR_INT, solver.contact.maxCollisionIterations),
+	WORLD_ATTR("max_contact_iterations", IB_ATTR_INT, solver.contact.maxContactIterations),
+	WORLD_ATTR("joint_velocity_sweeps", IB_ATTR_BOOL, solver.contact.jointVelocitySweeps),
+	WORLD_ATTR("contact_graph", IB_ATTR_BOOL, solver.contact.contactGraph),
+	WORLD_ATTR("shock_iterations", IB_ATTR_INT, solver.contact.shockIterations),
 };
 /* clang-format on */
 
@@ -123,7 +138,8 @@ static bool readWorld(ibSceneLoader* L, const xmlNode* node)
 	worldAttrs a = {L->def.gravity,         L->def.solver,
 	                (int)L->def.solver.integrator, (int)L->def.solver.method,
 	                L->def.collision,       (int)L->def.collision.broadphase,
-	                (int)L->def.collision.toiMode};
+	                (int)L->def.collision.toiMode, (int)L->def.solver.contact.restitutionLaw,
+	                (int)L->def.solver.contact.restitutionMixing, (int)L->def.solver.contact.frictionMixing};
 	ibSceneAttrSet set = {worldAttrTable, (int)(sizeof worldAttrTable / sizeof worldAttrTable[0]), &a, NULL};
 	if (!ibScene_CheckContent(L->err, node, false) || !ibScene_ReadAttributes(L->err, node, &set, 1)) return false;
 	L->def.gravity = a.gravity;
@@ -133,6 +149,9 @@ static bool readWorld(ibSceneLoader* L, const xmlNode* node)
 	L->def.collision = a.collision;
 	L->def.collision.broadphase = (ibBroadphaseMethod)a.broadphase;
 	L->def.collision.toiMode = (ibToiMode)a.toiMode;
+	L->def.solver.contact.restitutionLaw = (ibRestitutionLaw)a.restitutionLaw;
+	L->def.solver.contact.restitutionMixing = (ibMixRule)a.restitutionMixing;
+	L->def.solver.contact.frictionMixing = (ibMixRule)a.frictionMixing;
 	L->worldNode = node;
 	return true;
 }

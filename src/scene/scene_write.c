@@ -180,6 +180,27 @@ static void writeWorld(ibSceneWriter* w, ibWorldId world)
 	if (c.maxToiSubsteps != d.maxToiSubsteps) ibSceneW_AttrInt(w, "max_toi_substeps", c.maxToiSubsteps);
 	if (c.maxToiIterations != d.maxToiIterations) ibSceneW_AttrInt(w, "max_toi_iterations", c.maxToiIterations);
 	ibSceneW_AttrReal(w, "max_rotation_per_step", s.maxRotationPerStep);
+	/* contact settings, also only where they differ from the defaults */
+	ibContactSettings k = s.contact, kd = ibDefaultWorldDef().solver.contact;
+	if (k.enabled != kd.enabled) ibSceneW_AttrText(w, "contacts", k.enabled ? "true" : "false");
+	const char* law = ibScene_EnumName(ibScene_RestitutionLaws, (int)k.restitutionLaw);
+	if (k.restitutionLaw != kd.restitutionLaw) ibSceneW_AttrText(w, "restitution_law", law != NULL ? law : "?");
+	const char* rmix = ibScene_EnumName(ibScene_MixRules, (int)k.restitutionMixing);
+	if (k.restitutionMixing != kd.restitutionMixing) ibSceneW_AttrText(w, "restitution_mixing", rmix != NULL ? rmix : "?");
+	const char* fmix = ibScene_EnumName(ibScene_MixRules, (int)k.frictionMixing);
+	if (k.frictionMixing != kd.frictionMixing) ibSceneW_AttrText(w, "friction_mixing", fmix != NULL ? fmix : "?");
+	if (k.restingSpeed != kd.restingSpeed) ibSceneW_AttrReal(w, "resting_speed", k.restingSpeed);
+	if (k.collisionTolerance != kd.collisionTolerance) ibSceneW_AttrReal(w, "collision_tolerance", k.collisionTolerance);
+	if (k.contactPositionTolerance != kd.contactPositionTolerance)
+		ibSceneW_AttrReal(w, "contact_position_tolerance", k.contactPositionTolerance);
+	if (k.maxCollisionIterations != kd.maxCollisionIterations)
+		ibSceneW_AttrInt(w, "max_collision_iterations", k.maxCollisionIterations);
+	if (k.maxContactIterations != kd.maxContactIterations)
+		ibSceneW_AttrInt(w, "max_contact_iterations", k.maxContactIterations);
+	if (k.jointVelocitySweeps != kd.jointVelocitySweeps)
+		ibSceneW_AttrText(w, "joint_velocity_sweeps", k.jointVelocitySweeps ? "true" : "false");
+	if (k.contactGraph != kd.contactGraph) ibSceneW_AttrText(w, "contact_graph", k.contactGraph ? "true" : "false");
+	if (k.shockIterations != kd.shockIterations) ibSceneW_AttrInt(w, "shock_iterations", k.shockIterations);
 	ibSceneW_Puts(w, "/>\n");
 	int top = ibWorld_GetMaxOverriddenGroup(world);
 	for (int g = 0; g <= top; ++g) {

@@ -1,0 +1,352 @@
+/* Contact benchmarks (issue 6, "Scenes and benchmark"): pyramid20 and rain1000 at 60 Hz with ibdyn, Bullet and
+ * ODE quickstep in the same run; wall252 (DIGEST 23.2, scenes/wall252.xml) with and without shock propagation.
+ * Every engine is measured the same way: wall time around the step call, the bench's own exact box-box
+ * penetration (bench_box_depth) and a standing test from the poses. See bench/README.md. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench_common.h"
+#include "bench_cubes.h"
+#include "contact_peers.h"
+
+#include <ibdyn/ibdyn.h>
+#include <ibdyn/scene.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct RunResult {
+	double ms;
+	int steps;
+	double maxPen;
+	double maxDisp;  /* largest displacement from the start (m) */
+	double maxSpeed; /* largest speed in the last step (m/s, from the poses) */
+	double minZ;     /* lowest centre (m) */
+	int diverged;
+} RunResult;
+
+static double budgetS = 10.0;
+static int stepsOverride = 0;
+static int ibdynShock = 10; /* shockIterations of the ibdyn engine on the box scenes (--shock=N) */
+
+/* max penetration among the boxes and against the ground (bounding-sphere reject, then bench_box_depth) */
+static double penetration(const ContactScene* s, const double* pos, const double* quat)
+{
+	double worst = 0.0;
+	const double id[4] = {1, 0, 0, 0};
+	for (int i = 0; i < s->n; ++i) {
+		const double* ei = &s->half[3 * i];
+		double ri = sqrt(ei[0] * ei[0] + ei[1] * ei[1] + ei[2] * ei[2]);
+		if (pos[3 * i + 2] - ri < s->groundCenter[2] + s->groundHalf[2]) {
+			double d = bench_box_depth(&pos[3 * i], &quat[4 * i], ei, s->groundCenter, id, s->groundHalf);
+			if (d > worst) worst = d;
+		}
+		for (int j = i + 1; j < s->n; ++j) {
+			const double* ej = &s->half[3 * j];
+			double rj = sqrt(ej[0] * ej[0] + ej[1] * ej[1] + ej[2] * ej[2]);
+			double dx = pos[3 * i] - pos[3 * j], dy = pos[3 * i + 1] - pos[3 * j + 1], dz = pos[3 * i + 2] - pos[3 * j + 2];
+			if (dx * dx + dy * dy + dz * dz > (ri + rj) * (ri + rj)) continue;
+			double d = bench_box_depth(&pos[3 * i], &quat[4 * i], ei, &pos[3 * j], &quat[4 * j], ej);
+			if (d > worst) worst = d;
+		}
+	}
+	return worst;
+}
+
+static void finish(const ContactScene* s, const double* pos, const double* prev, RunResult* r)
+{
+	r->maxDisp = 0.0;
+	r->maxSpeed = 0.0;
+	r->minZ = INFINITY;
+	for (int i = 0; i < s->n; ++i) {
+		double d = 0.0, v = 0.0;
+		for (int k = 0; k < 3; ++k) {
+			double a = pos[3 * i + k] - s->pos[3 * i + k], b = pos[3 * i + k] - prev[3 * i + k];
+			d += a * a;
+			v += b * b;
+		}
+		if (!isfinite(d)) r->diverged = 1;
+		if (sqrt(d) > r->maxDisp) r->maxDisp = sqrt(d);
+		if (sqrt(v) / s->h > r->maxSpeed) r->maxSpeed = sqrt(v) / s->h;
+		if (pos[3 * i + 2] < r->minZ) r->minZ = pos[3 * i + 2];
+	}
+}
+
+/* the ibdyn world of a box scene: ground and boxes with mu/2 each (sum rule), thesis-like contact settings */
+static ibWorldId ibdynWorld(const ContactScene* s, int shock, ibBodyId* bodies)
+{
+	ibWorldDef wd = ibDefaultWorldDef();
+	wd.solver.velocityTolerance = 1e-4;
+	wd.solver.contact.collisionTolerance = 1e-3;
+	wd.solver.contact.contactPositionTolerance = 1e-5;
+	wd.solver.contact.shockIterations = shock;
+	ibWorldId w = ibCreateWorld(&wd);
+	ibBodyDef gd = ibDefaultBodyDef();
+	gd.position = (ibVec3){s->groundCenter[0], s->groundCenter[1], s->groundCenter[2]};
+	ibBodyId g = ibCreateBody(w, &gd);
+	ibShapeDef sd = ibDefaultShapeDef();
+	sd.material.staticFriction = sd.material.dynamicFriction = s->mu / 2;
+	sd.material.restitution = 0.0;
+	ibBox gb = {{s->groundHalf[0], s->groundHalf[1], s->groundHalf[2]}};
+	ibCreateBoxShape(g, &sd, &gb);
+	for (int i = 0; i < s->n; ++i) {
+		ibBodyDef bd = ibDefaultBodyDef();
+		bd.type = IB_BODY_DYNAMIC;
+		bd.position = (ibVec3){s->pos[3 * i], s->pos[3 * i + 1], s->pos[3 * i + 2]};
+		bd.rotation = (ibQuat){s->quat[4 * i], s->quat[4 * i + 1], s->quat[4 * i + 2], s->quat[4 * i + 3]};
+		bodies[i] = ibCreateBody(w, &bd);
+		sd.mass = s->mass[i];
+		ibBox b = {{s->half[3 * i], s->half[3 * i + 1], s->half[3 * i + 2]}};
+		ibCreateBoxShape(bodies[i], &sd, &b);
+	}
+	return w;
+}
+
+static void getIbdyn(int n, const ibBodyId* bodies, double* pos, double* quat)
+{
+	for (int i = 0; i < n; ++i) {
+		ibVec3 p = ibBody_GetPosition(bodies[i]);
+		ibQuat q = ibBody_GetRotation(bodies[i]);
+		pos[3 * i] = p.x, pos[3 * i + 1] = p.y, pos[3 * i + 2] = p.z;
+		quat[4 * i] = q.w, quat[4 * i + 1] = q.x, quat[4 * i + 2] = q.y, quat[4 * i + 3] = q.z;
+	}
+}
+
+/* engine 0 = ibdyn, 1 = Bullet, 2 = ODE */
+static RunResult runBoxes(const ContactScene* s, int engine, int shock)
+{
+	RunResult r = {0};
+	int n = s->n, steps = stepsOverride > 0 ? stepsOverride : s->steps;
+	double* pos = malloc(sizeof(double) * 3 * (size_t)n);
+	double* prev = malloc(sizeof(double) * 3 * (size_t)n);
+	double* quat = malloc(sizeof(double) * 4 * (size_t)n);
+	ibBodyId* bodies = malloc(sizeof(ibBodyId) * (size_t)n);
+	ibWorldId w = {0};
+	ContactPeer* p = NULL;
+	if (engine == 0) w = ibdynWorld(s, shock, bodies);
+	else p = engine == 1 ? contact_bullet_create(s) : contact_ode_create(s);
+	memcpy(prev, s->pos, sizeof(double) * 3 * (size_t)n);
+	double total = 0.0;
+	for (int k = 0; k < steps; ++k) {
+		double t0 = bench_now_ms();
+		if (engine == 0) {
+			if (ibWorld_Step(w, s->h) != IB_OK) {
+				printf("# %s ibdyn: step %d: %s\n", s->name, k + 1, ibWorld_GetLastError(w));
+				r.diverged = 1;
+				break;
+			}
+		} else {
+			contact_peer_step(p);
+		}
+		total += bench_now_ms() - t0;
+		r.steps = k + 1;
+		memcpy(prev, pos, sizeof(double) * 3 * (size_t)n);
+		if (engine == 0) getIbdyn(n, bodies, pos, quat);
+		else contact_peer_get(p, pos, quat);
+		if (k == 0) memcpy(prev, s->pos, sizeof(double) * 3 * (size_t)n);
+		if (k % 10 == 9 || k == steps - 1) {
+			double d = penetration(s, pos, quat);
+			if (d > r.maxPen) r.maxPen = d;
+		}
+		if (total > budgetS * 1000.0) break;
+	}
+	double d = penetration(s, pos, quat);
+	if (d > r.maxPen) r.maxPen = d;
+	finish(s, pos, prev, &r);
+	r.ms = r.steps > 0 ? total / r.steps : NAN;
+	if (engine == 0) ibDestroyWorld(w);
+	else contact_peer_destroy(p);
+	free(pos), free(prev), free(quat), free(bodies);
+	return r;
+}
+
+static void printRun(const ContactScene* s, const char* engine, const RunResult* r, int standing)
+{
+	int steps = stepsOverride > 0 ? stepsOverride : s->steps;
+	bench_print(s->name, engine, r->ms, 0.0,
+	            "standing=%s max_penetration=%.3g steps=%d steps_scene=%d h=%.6g bodies=%d max_displacement=%.3g "
+	            "final_max_speed=%.3g min_z=%.3g%s",
+	            standing ? "yes" : "no", r->maxPen, r->steps, steps, s->h, s->n, r->maxDisp, r->maxSpeed, r->minZ,
+	            r->diverged ? " diverged=1" : "");
+}
+
+static void makePyramid(ContactScene* s, int rows)
+{
+	memset(s, 0, sizeof *s);
+	snprintf(s->name, sizeof s->name, "pyramid%d", rows);
+	s->n = rows * (rows + 1) / 2;
+	s->pos = malloc(sizeof(double) * 3 * (size_t)s->n);
+	s->quat = malloc(sizeof(double) * 4 * (size_t)s->n);
+	s->half = malloc(sizeof(double) * 3 * (size_t)s->n);
+	s->mass = malloc(sizeof(double) * (size_t)s->n);
+	int i = 0;
+	for (int k = 0; k < rows; ++k)
+		for (int j = 0; j < rows - k; ++j, ++i) {
+			double c[3] = {(j - (rows - 1 - k) / 2.0) * 1.02, 0.0, 0.5 + k};
+			memcpy(&s->pos[3 * i], c, sizeof c);
+			s->quat[4 * i] = 1, s->quat[4 * i + 1] = s->quat[4 * i + 2] = s->quat[4 * i + 3] = 0;
+			s->half[3 * i] = s->half[3 * i + 1] = s->half[3 * i + 2] = 0.5;
+			s->mass[i] = 1.0;
+		}
+	s->groundCenter[2] = -0.5;
+	s->groundHalf[0] = s->groundHalf[1] = 50.0, s->groundHalf[2] = 0.5;
+	s->mu = 0.5;
+	s->h = 1.0 / 60.0;
+	s->steps = 300;
+}
+
+static int makeRain(ContactScene* s, int count)
+{
+	BenchCubes c;
+	if (bench_cubes_make(&c, count, BENCH_CUBES_SEED) != 0) return -1;
+	memset(s, 0, sizeof *s);
+	snprintf(s->name, sizeof s->name, "rain%d", count);
+	s->n = count;
+	s->pos = malloc(sizeof(double) * 3 * (size_t)count);
+	s->quat = malloc(sizeof(double) * 4 * (size_t)count);
+	s->half = malloc(sizeof(double) * 3 * (size_t)count);
+	s->mass = malloc(sizeof(double) * (size_t)count);
+	memcpy(s->pos, c.start, sizeof(double) * 3 * (size_t)count);
+	memcpy(s->quat, c.quat, sizeof(double) * 4 * (size_t)count);
+	for (int i = 0; i < count; ++i) s->half[3 * i] = s->half[3 * i + 1] = s->half[3 * i + 2] = c.half, s->mass[i] = 1.0;
+	s->groundCenter[2] = -0.5;
+	s->groundHalf[0] = s->groundHalf[1] = 50.0, s->groundHalf[2] = 0.5;
+	s->mu = 0.5;
+	s->h = 1.0 / 60.0;
+	s->steps = 300;
+	bench_cubes_free(&c);
+	return 0;
+}
+
+static void freeScene(ContactScene* s)
+{
+	free(s->pos), free(s->quat), free(s->half), free(s->mass);
+}
+
+static void boxScene(ContactScene* s, int pyramid, int peers)
+{
+	static const char* names[3] = {"ibdyn", "bullet", "ode-quickstep"};
+	RunResult r[3];
+	int standing[3];
+	for (int e = 0; e < (peers ? 3 : 1); ++e) {
+		r[e] = runBoxes(s, e, e == 0 ? ibdynShock : 10);
+		/* pyramid: no box moved by more than 0.1 m; rain: nothing fell through and the pile is at rest */
+		standing[e] = !r[e].diverged && (pyramid ? r[e].maxDisp < 0.1 : (r[e].minZ > 0.0 && r[e].maxSpeed < 0.5));
+		printRun(s, names[e], &r[e], standing[e]);
+		fflush(stdout);
+	}
+	for (int e = 1; peers && e < 3; ++e)
+		bench_ratio_ex(s->name, "ibdyn", r[0].ms, names[e], r[e].ms, "ours_steps=%d peer_steps=%d ours_standing=%s peer_standing=%s",
+		               r[0].steps, r[e].steps, standing[0] ? "yes" : "no", standing[e] ? "yes" : "no");
+}
+
+/* wall252 from scenes/wall252.xml: stones only (bodies with one box shape) enter the penetration measure */
+static void wallScene(int shock)
+{
+	char path[1024], err[512];
+	snprintf(path, sizeof path, "%s/scenes/large/wall252.xml", IBDYN_SOURCE_DIR);
+	ibWorldId w;
+	ibSceneSettings set;
+	if (ibLoadScene(path, NULL, &w, &set, err, sizeof err) != IB_OK) {
+		printf("# wall252: %s\n", err);
+		return;
+	}
+	ibSolverSettings ss = ibWorld_GetSolverSettings(w);
+	ss.contact.shockIterations = shock;
+	ibWorld_SetSolverSettings(w, &ss);
+	int nb = ibWorld_GetBodyCount(w);
+	ibBodyId* all = malloc(sizeof(ibBodyId) * (size_t)nb);
+	ibBodyId* stones = malloc(sizeof(ibBodyId) * (size_t)nb);
+	ibWorld_GetBodies(w, all, nb);
+	ContactScene s;
+	memset(&s, 0, sizeof s);
+	snprintf(s.name, sizeof s.name, "wall252");
+	s.half = malloc(sizeof(double) * 3 * (size_t)nb);
+	s.pos = malloc(sizeof(double) * 3 * (size_t)nb);
+	s.quat = malloc(sizeof(double) * 4 * (size_t)nb);
+	s.mass = NULL;
+	for (int i = 0; i < nb; ++i) {
+		const char* name = ibBody_GetName(all[i]);
+		if (name[0] != 's' || ibBody_GetType(all[i]) != IB_BODY_DYNAMIC) continue;
+		s.half[3 * s.n] = 0.5, s.half[3 * s.n + 1] = 0.2, s.half[3 * s.n + 2] = 0.15;
+		stones[s.n++] = all[i];
+	}
+	getIbdyn(s.n, stones, s.pos, s.quat);
+	s.groundCenter[2] = -0.5;
+	s.groundHalf[0] = s.groundHalf[1] = 50.0, s.groundHalf[2] = 0.5;
+	s.h = set.timeStep;
+	s.steps = (int)lround(set.duration / set.timeStep);
+	int steps = stepsOverride > 0 ? stepsOverride : s.steps;
+	double* pos = malloc(sizeof(double) * 3 * (size_t)s.n);
+	double* prev = malloc(sizeof(double) * 3 * (size_t)s.n);
+	double* quat = malloc(sizeof(double) * 4 * (size_t)s.n);
+	memcpy(pos, s.pos, sizeof(double) * 3 * (size_t)s.n);
+	RunResult r = {0};
+	double total = 0.0;
+	for (int k = 0; k < steps; ++k) {
+		double t0 = bench_now_ms();
+		if (ibWorld_Step(w, s.h) != IB_OK) {
+			printf("# wall252 ibdyn: step %d: %s\n", k + 1, ibWorld_GetLastError(w));
+			r.diverged = 1;
+			break;
+		}
+		total += bench_now_ms() - t0;
+		r.steps = k + 1;
+		memcpy(prev, pos, sizeof(double) * 3 * (size_t)s.n);
+		getIbdyn(s.n, stones, pos, quat);
+		if (k % 10 == 9) {
+			double d = penetration(&s, pos, quat);
+			if (d > r.maxPen) r.maxPen = d;
+		}
+		if (total > budgetS * 1000.0) break;
+	}
+	double d = penetration(&s, pos, quat);
+	if (d > r.maxPen) r.maxPen = d;
+	finish(&s, pos, prev, &r);
+	r.ms = r.steps > 0 ? total / r.steps : NAN;
+	/* the wall is hit, so "standing" here means: no stone fell through the ground and nothing diverged */
+	int standing = !r.diverged && r.minZ > 0.0;
+	printRun(&s, shock ? "ibdyn" : "ibdyn-noshock", &r, standing);
+	printf("# wall252 %s: %.1f s wall for %.3f s simulated (thesis: 91 s with, 998 s without shock propagation for 5 s)\n",
+	       shock ? "shock" : "noshock", total / 1000.0, r.steps * s.h);
+	fflush(stdout);
+	free(pos), free(prev), free(quat), free(all), free(stones);
+	freeScene(&s);
+	ibDestroyWorld(w);
+}
+
+int main(int argc, char** argv)
+{
+	int peers = 1, want[3] = {0, 0, 0}, any = 0;
+	for (int i = 1; i < argc; ++i) {
+		if (strncmp(argv[i], "--budget-s=", 11) == 0) budgetS = atof(argv[i] + 11);
+		else if (strncmp(argv[i], "--steps=", 8) == 0) stepsOverride = atoi(argv[i] + 8);
+		else if (strcmp(argv[i], "--no-peers") == 0) peers = 0;
+		else if (strncmp(argv[i], "--shock=", 8) == 0) ibdynShock = atoi(argv[i] + 8);
+		else if (strcmp(argv[i], "pyramid20") == 0) want[0] = any = 1;
+		else if (strcmp(argv[i], "rain1000") == 0) want[1] = any = 1;
+		else if (strcmp(argv[i], "wall252") == 0) want[2] = any = 1;
+		else {
+			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [--budget-s=S] [--steps=N] [--no-peers]\n");
+			return 2;
+		}
+	}
+	double t0 = bench_now_ms();
+	ContactScene s;
+	if (!any || want[0]) {
+		makePyramid(&s, 20);
+		boxScene(&s, 1, peers);
+		freeScene(&s);
+	}
+	if ((!any || want[1]) && makeRain(&s, 1000) == 0) {
+		boxScene(&s, 0, peers);
+		freeScene(&s);
+	}
+	/* wall252 only on request: one step without shock propagation takes about 90 s on a 2-core VM */
+	if (want[2]) {
+		wallScene(10);
+		wallScene(0);
+	}
+	printf("# bench_contacts: total wall time %.1f s\n", (bench_now_ms() - t0) / 1000.0);
+	return 0;
+}

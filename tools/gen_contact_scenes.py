@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Write the contact scenes of scenes/ (pyramid20, dominoes, inclined_plane, cradle, wall252).
+Usage: tools/gen_contact_scenes.py [OUTDIR]   (default: scenes/ next to this script's parent)."""
+import math, os, sys
+
+def num(x):
+    return repr(float(x)) if x != int(x) else str(int(x))
+
+def vec(*v):
+    return " ".join(num(x) for x in v)
+
+def header(comment, world, run):
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n<!-- ' + comment + ' -->\n<ibdyn version="1">\n'
+            f'  <world {world}/>\n  <run {run}/>\n')
+
+def ground(half=50.0, mat='material="ground"'):
+    return (f'  <body name="ground" type="static" position="0 0 -0.5">\n'
+            f'    <box half_extents="{vec(half, half, 0.5)}" {mat}/>\n  </body>\n')
+
+def box(name, pos, half, mass, extra="", rot=""):
+    r = f' rotation_axis_angle="{rot}"' if rot else ""
+    return (f'  <body name="{name}" type="dynamic" position="{vec(*pos)}"{r}>\n'
+            f'    <box half_extents="{vec(*half)}" mass="{num(mass)}" {extra}/>\n  </body>\n')
+
+def pyramid20():
+    s = header("Pyramid of 20 rows (210 boxes, 1 m cubes, 1 kg) on a static ground, a 2D pyramid in the x-z plane. "
+               "Row k (0 = bottom) has 20 - k boxes, 1.02 m apart, shifted by k * 0.51 m; the boxes start "
+               "exactly touching (gap 0). bench/bench_contacts.c builds the same scene for ibdyn, Bullet and ODE.",
+               'gravity="0 0 -9.81"', 'timestep="0.016666666666666666" duration="10"')
+    s += '  <material name="box" static_friction="0.25" dynamic_friction="0.25"/>\n'
+    s += '  <material name="ground" static_friction="0.25" dynamic_friction="0.25"/>\n'
+    s += ground()
+    for k in range(20):
+        for i in range(20 - k):
+            x = (i - (19 - k) / 2.0) * 1.02
+            s += box(f"b{k}_{i}", (x, 0, 0.5 + k), (0.5, 0.5, 0.5), 1, 'material="box"')
+    return s + "</ibdyn>\n"
+
+def dominoes():
+    n, gap = 20, 0.5
+    s = header(f"{n} dominoes (0.1 x 0.5 x 1 m, 0.5 kg) 0.5 m apart on a ground; the first one is pushed "
+               "(angular velocity 2 rad/s about y) and the row falls.",
+               'gravity="0 0 -9.81"', 'timestep="0.002" duration="6"')
+    s += '  <material name="wood" static_friction="0.3" dynamic_friction="0.25"/>\n'
+    s += '  <material name="ground" static_friction="0.3" dynamic_friction="0.25"/>\n'
+    s += ground()
+    for i in range(n):
+        body = (f'  <body name="d{i}" type="dynamic" position="{vec(i * gap, 0, 0.5)}"'
+                + (' angular_velocity="0 2 0" linear_velocity="1 0 0"' if i == 0 else "") + '>\n'
+                f'    <box half_extents="0.05 0.25 0.5" mass="0.5" material="wood"/>\n  </body>\n')
+        s += body
+    return s + "</ibdyn>\n"
+
+def inclined_plane():
+    th = math.radians(15.0)
+    s = header("DIGEST 23.3 (Fig. 5.11, Table 5.2): ten 1 m cubes of 1 kg on a plane inclined by 15 degrees about y "
+               "(downhill = +x). The plane has mu = 0, so under the sum rule the cubes' own coefficients act; "
+               "here the cubes carry the final coefficients 0.535 ... 0.85 from the start (the thesis starts them "
+               "frictionless and sets the coefficients at t = 5 s; tests/test_contact_incline.c does that). "
+               "h = 1e-3, eps_c = 1e-3, eps_d = 1e-5.",
+               'gravity="0 0 -9.81" contact_tolerance="0.001" contact_position_tolerance="1e-05"',
+               'timestep="0.001" duration="11"')
+    s += ('  <body name="plane" type="static" position="0 0 0" rotation_axis_angle="0 1 0 ' + num(th) + '">\n'
+          '    <box half_extents="200 20 0.5" position="0 0 -0.5" static_friction="0" dynamic_friction="0"/>\n  </body>\n')
+    n = (math.sin(th), 0.0, math.cos(th))  # plane normal after rotating z by th about y
+    t = (math.cos(th), 0.0, -math.sin(th))  # downhill direction
+    for i in range(10):
+        mu = 0.535 + 0.035 * i
+        u, w = -60.0, (i - 4.5) * 2.0  # along the slope, across (y)
+        c = (u * t[0] + 0.5 * n[0], w, u * t[2] + 0.5 * n[2])
+        s += (f'  <body name="cube{i + 1}" type="dynamic" position="{vec(*c)}" rotation_axis_angle="0 1 0 {num(th)}">\n'
+              f'    <box half_extents="0.5 0.5 0.5" mass="1" static_friction="{num(round(mu, 3))}" '
+              f'dynamic_friction="{num(round(mu, 3))}"/>\n  </body>\n')
+    return s + "</ibdyn>\n"
+
+def cradle():
+    L, r = 3.0, 1.0
+    gap = 5e-4
+    s = header("DIGEST 23.4 (Fig. 5.12): Newton's cradle, 5 balls (radius 1 m, 1 kg, e = 1) on hinges (axis y) "
+               f"{num(L)} m below a static frame (rod length not given in the thesis: [R]); ball 0 is released from 45 "
+               f"degrees. The balls hang {num(gap)} m apart. h = 1e-3, eps_d = 1e-6, eps_v = eps_v,c = 1e-6, eps_c = 1e-3.",
+               'gravity="0 0 -9.81" contact_tolerance="0.001" position_tolerance="1e-06" velocity_tolerance="1e-06" '
+               'collision_tolerance="1e-06"', 'timestep="0.001" duration="4"')
+    top = L + r
+    s += f'  <body name="frame" type="static" position="{vec(0, 0, top)}"/>\n'
+    a = math.radians(45.0)
+    for i in range(5):
+        px = i * (2 * r + gap)
+        if i == 0:
+            c = (px - L * math.sin(a), 0, top - L * math.cos(a))
+        else:
+            c = (px, 0, top - L)
+        s += (f'  <body name="ball{i}" type="dynamic" position="{vec(*c)}">\n'
+              f'    <sphere radius="{num(r)}" mass="1" restitution="1" static_friction="0" dynamic_friction="0"/>\n  </body>\n')
+    for i in range(5):
+        px = i * (2 * r + gap)
+        s += (f'  <joint type="hinge" name="hinge{i}" body_a="frame" body_b="ball{i}" anchor="{vec(px, 0, top)}" '
+              'axis="0 1 0"/>\n')
+    return s + "</ibdyn>\n"
+
+def wall252(shock):
+    rows, L, W, H = 24, 1.0, 0.4, 0.3
+    mix = 'restitution_mixing="max" friction_mixing="max"'
+    world = ('gravity="0 0 -9.81" collision_tolerance="0.001" contact_position_tolerance="1e-05" ' + mix
+             + (' shock_iterations="10"' if shock else ''))
+    s = header("DIGEST 23.2 (Fig. 5.10): a wall of 252 stones (1 m x 0.4 m x 0.3 m, 1 kg), 24 courses in running "
+               "bond (11 and 10 stones alternately), hit by a pendulum ball (radius 1 m, 10 kg) on a 6 m ball joint, "
+               "released from 60 degrees. e = 0.1, mu_s = 0.2, mu_d = 0.1 for all bodies (max mixing, so a pair has "
+               "exactly these values), Newton's law; eps_v,c = 1e-3, eps_d = 1e-5, h = 0.005."
+               + (" Shock propagation after 10 sweeps (the thesis' fast run)." if shock else
+                  " Shock propagation off (wall252_shock.xml has it on)."),
+               world, 'timestep="0.005" duration="5"')
+    s += '  <material name="stone" restitution="0.1" static_friction="0.2" dynamic_friction="0.1"/>\n'
+    s += ground(mat='material="stone"')
+    gapx = 0.002
+    for k in range(rows):
+        n = 11 if k % 2 == 0 else 10
+        for i in range(n):
+            x = (i - (n - 1) / 2.0) * (L + gapx)
+            s += box(f"s{k}_{i}", (x, 0, H / 2 + k * H), (L / 2, W / 2, H / 2), 1, 'material="stone"')
+    Lp, a = 6.0, math.radians(60.0)
+    piv = (0.0, -(W / 2 + 1.0 + 0.01), 3.6 + Lp)
+    c = (0.0, piv[1] - Lp * math.sin(a), piv[2] - Lp * math.cos(a))
+    s += f'  <body name="pivot" type="static" position="{vec(*piv)}"/>\n'
+    s += (f'  <body name="ball" type="dynamic" position="{vec(*c)}">\n'
+          f'    <sphere radius="1" mass="10" material="stone"/>\n  </body>\n')
+    s += f'  <joint type="ball" name="rope" body_a="pivot" body_b="ball" anchor="{vec(*piv)}"/>\n'
+    return s + "</ibdyn>\n"
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenes")
+    for name, text in [("pyramid20", pyramid20()), ("dominoes", dominoes()), ("inclined_plane", inclined_plane()),
+                       ("cradle", cradle()), ("wall252", wall252(False)), ("wall252_shock", wall252(True))]:
+        sub = "large" if name.startswith(("pyramid", "wall")) else ""  # slow scenes: not in cli.sh's 5-step run
+        os.makedirs(os.path.join(out, sub), exist_ok=True)
+        with open(os.path.join(out, sub, name + ".xml"), "w") as f:
+            f.write(text)
+
+if __name__ == "__main__":
+    main()
