@@ -117,7 +117,7 @@ static int brute_pairs(ibWorld* w, uint64_t* out, ibBodyId* bodies, const int* e
 	for (int32_t i = 0; i < w->shapeHigh; ++i) {
 		const ibShape* a = &w->shapes[i];
 		if (!a->inUse) continue;
-		ibAABB ba = ib_aabb_fatten(ib_shape_world_aabb(&w->bodies[a->body], a), w->contactTolerance);
+		ibAABB ba = ib_aabb_fatten(ib_shape_world_aabb(&w->bodies[a->body], a), w->collisionSettings.contactTolerance);
 		for (int32_t j = i + 1; j < w->shapeHigh; ++j) {
 			const ibShape* b = &w->shapes[j];
 			if (!b->inUse || a->body == b->body) continue;
@@ -136,7 +136,7 @@ static int brute_pairs(ibWorld* w, uint64_t* out, ibBodyId* bodies, const int* e
 			ibConvex ca, cb;
 			assert_true(ib_shape_convex(&w->bodies[a->body], a, &ca));
 			assert_true(ib_shape_convex(&w->bodies[b->body], b, &cb));
-			if (ib_convex_query(&ca, &cb, NULL).distance <= w->contactTolerance)
+			if (ib_convex_query(&ca, &cb, NULL).distance <= w->collisionSettings.contactTolerance)
 				out[n++] = ((uint64_t)(uint32_t)i << 32) | (uint32_t)j;
 		}
 	}

@@ -33,7 +33,6 @@ ibResult ibWorld_SetCollisionSettings(ibWorldId id, const ibCollisionSettings* s
 	ibResult r = ib_validate_collision(s, msg, sizeof msg);
 	if (r != IB_OK) return ib_error(w, r, "%s", msg);
 	w->collisionSettings = *s;
-	w->contactTolerance = s->contactTolerance;
 	return IB_OK;
 }
 
@@ -41,7 +40,6 @@ ibCollisionSettings ibWorld_GetCollisionSettings(ibWorldId id)
 {
 	ibWorld* w = ib_world_get(id);
 	if (!w) return ibDefaultCollisionSettings();
-	w->collisionSettings.contactTolerance = w->contactTolerance; /* internal code may have set eps_c directly */
 	return w->collisionSettings;
 }
 

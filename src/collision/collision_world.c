@@ -127,7 +127,7 @@ ibResult ib_collision_sync(ibWorld* w)
 		cw->bp = ib_broadphase_create_def(&d);
 		if (!cw->bp) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory creating the broadphase");
 	}
-	double margin = 0.5 * w->contactTolerance;
+	double margin = 0.5 * w->collisionSettings.contactTolerance;
 	bool remargin = margin != cw->aabbMargin;
 	cw->aabbMargin = margin;
 	if (w->shapeHigh > cw->slotCapacity) {
@@ -217,7 +217,7 @@ ibResult ib_collision_detect(ibWorld* w)
 	int32_t io = 0, oldCount = cw->entryCount, candidates = 0;
 	cw->contactCount = 0;
 	bool oom = false;
-	const double tol = w->contactTolerance;
+	const double tol = w->collisionSettings.contactTolerance;
 	for (int32_t k = 0; k < n; ++k) {
 		uint64_t key = ib_pair_key(pairs[k].a, pairs[k].b);
 		int32_t sa = ib_broadphase_user_id(cw->bp, pairs[k].a), sb = ib_broadphase_user_id(cw->bp, pairs[k].b);
@@ -315,7 +315,7 @@ static double pair_separation(ibWorld* w, const ibShape* pa, const ibShape* pb, 
 	if (ib_shape_convex(ba, pa, &ca) && ib_shape_convex(bb, pb, &cb))
 		return ib_convex_query(&ca, &cb, cache ? &cache->gjk : NULL).distance;
 	ibManifold m[IB_PAIR_MANIFOLDS];
-	int mc = ib_shape_pair_collide(ba, pa, bb, pb, w->contactTolerance, cache, m, IB_PAIR_MANIFOLDS);
+	int mc = ib_shape_pair_collide(ba, pa, bb, pb, w->collisionSettings.contactTolerance, cache, m, IB_PAIR_MANIFOLDS);
 	double d = INFINITY;
 	for (int i = 0; i < mc; ++i)
 		for (int k = 0; k < m[i].pointCount; ++k) d = fmin(d, m[i].points[k].separation);

@@ -67,7 +67,7 @@ typedef struct ibContactPair {
 } ibContactPair;
 
 /* Settings of collision detection: the public ibCollisionSettings (include/ibdyn/types.h; its first
- * field is contactTolerance = eps_c), kept in w->collisionSettings with w->contactTolerance in sync. */
+ * field is contactTolerance = eps_c), kept in w->collisionSettings. */
 
 /* Phases 1-3 at the current body states: refreshes the world's contact set. */
 ibResult ib_collision_detect(ibWorld* w);

@@ -93,7 +93,7 @@ static double pair_distance(ibWorld* w, int32_t sa, int32_t sb, const ibRigidSta
 static double search(ibWorld* w, ibCollisionWorld* cw, ibStepPhaseFn* motion, double H, double lo, double glo,
                      double hi, double ghi, int32_t sa, int32_t sb)
 {
-	const double eps = w->contactTolerance;
+	const double eps = w->collisionSettings.contactTolerance;
 	const bool interp = w->collisionSettings.toiMode == IB_TOI_INTERPOLATION;
 	int lastSide = 0;
 	double width = hi - lo;
@@ -250,7 +250,7 @@ static bool collect_proxy(void* ctx, int32_t proxy)
 /* First time on the chord at which shapes sa (body ia) and sb (body ib) come within eps_c; c->t1 if none. */
 static double ca_pair(ibWorld* w, const Chord* c, int32_t sa, int32_t sb, double tMax)
 {
-	const double eps = w->contactTolerance, T = c->t1 - c->t0;
+	const double eps = w->collisionSettings.contactTolerance, T = c->t1 - c->t0;
 	const ibShape *pa = &w->shapes[sa], *pb = &w->shapes[sb];
 	int32_t ia = pa->body, ib = pb->body;
 	const ibBody *ba = &w->bodies[ia], *bb = &w->bodies[ib];
@@ -294,7 +294,7 @@ static double ca_earliest(ibWorld* w, const Chord* c, int32_t* outA, int32_t* ou
 		for (int32_t s = b->firstShape; s != IB_NULL_INDEX; s = w->shapes[s].nextInBody) {
 			const ibShape* sh = &w->shapes[s];
 			ibAABB sweep = ib_aabb_fatten(ib_aabb_union(ib_shape_world_aabb(&b0, sh), ib_shape_world_aabb(&b1, sh)),
-			                              rot + w->contactTolerance);
+			                              rot + w->collisionSettings.contactTolerance);
 			if (!ibVec3_IsFinite(sweep.lo) || !ibVec3_IsFinite(sweep.hi)) continue;
 			cw->caProxyCount = 0;
 			ib_broadphase_query(cw->bp, sweep, collect_proxy, w);
@@ -327,7 +327,7 @@ static double ca_earliest(ibWorld* w, const Chord* c, int32_t* outA, int32_t* ou
  * and leaves the world there. */
 static double find_contact_time(ibWorld* w, ibCollisionWorld* cw, ibStepPhaseFn* motion, double H)
 {
-	const double eps = w->contactTolerance;
+	const double eps = w->collisionSettings.contactTolerance;
 	const ibCollisionSettings* cs = &w->collisionSettings;
 	ibPenetration pen;
 	if (!ib_collision_penetration(w, &pen)) return H;

@@ -117,7 +117,6 @@ ibWorldId ibCreateWorld(const ibWorldDef* def)
 	w->shapeFree = IB_NULL_INDEX;
 	w->stats.converged = true;
 	w->collisionSettings = def->collision;
-	w->contactTolerance = def->collision.contactTolerance;
 	w->poseEpoch = 1;
 	w->slot = (uint16_t)slot;
 	w->generation = (uint16_t)(s_generations[slot] + 1u);

@@ -111,7 +111,6 @@ struct ibWorld {
 
 	struct ibJointStore* joints; /* NULL until the first joint is created */
 	struct ibCollisionWorld* collision; /* NULL until the first detection */
-	double contactTolerance;            /* eps_c (m) of collision detection (= collisionSettings.contactTolerance) */
 	ibCollisionSettings collisionSettings;
 	struct ibContactStore* contactStore; /* contact solver (src/contact), NULL until the first contact */
 	struct ibSoftStore* soft;           /* NULL until the first soft body or constraint */
