@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "collision/collision_world.h"
+#include "test_util.h"
 
 #ifndef IBDYN_SLOW_TESTS
 #define IBDYN_SLOW_TESTS 1
@@ -39,17 +40,6 @@
 
 static int g_case = -1;
 
-/* ---- random numbers (xorshift64*) ------------------------------------------------------------ */
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static uint64_t rng_next(void)
-{
-	g_rng ^= g_rng >> 12;
-	g_rng ^= g_rng << 25;
-	g_rng ^= g_rng >> 27;
-	return g_rng * 0x2545F4914F6CDD1Dull;
-}
-static double urand(double lo, double hi) { return lo + (hi - lo) * (double)(rng_next() >> 11) * 0x1.0p-53; }
-static ibVec3 rand_vec(double lo, double hi) { return ibV3(urand(lo, hi), urand(lo, hi), urand(lo, hi)); }
 static ibVec3 rand_unit(void)
 {
 	for (;;) {
@@ -290,7 +280,7 @@ static void test_random_invariants(void** state)
 	(void)state;
 	for (int ka = 0; ka < K_COUNT; ++ka)
 		for (int kb = 0; kb < K_COUNT; ++kb) {
-			g_rng = 0x5EEDull + 131ull * (uint64_t)ka + (uint64_t)kb;
+			rng_seed(0x5EEDull + 131ull * (uint64_t)ka + (uint64_t)kb);
 			Stats st;
 			memset(&st, 0, sizeof st);
 			static Shape A, B;

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "collision/convex.h"
+#include "test_util.h"
 
 #ifdef IBDYN_HAVE_CCD
 #include <ccd/ccd.h>
@@ -72,40 +73,6 @@
 
 static int g_pose = -1;
 
-/* ---- deterministic random numbers (xorshift64*) ------------------------------------------- */
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-
-static void rng_seed(uint64_t s) { g_rng = s ? s : 0x9E3779B97F4A7C15ull; }
-
-static uint64_t rng_next(void)
-{
-	g_rng ^= g_rng >> 12;
-	g_rng ^= g_rng << 25;
-	g_rng ^= g_rng >> 27;
-	return g_rng * 0x2545F4914F6CDD1Dull;
-}
-
-static double urand(double lo, double hi) { return lo + (hi - lo) * (double)(rng_next() >> 11) * 0x1.0p-53; }
-
-static ibVec3 rand_vec(double lo, double hi) { return ibV3(urand(lo, hi), urand(lo, hi), urand(lo, hi)); }
-
-static ibVec3 rand_unit_vec(void)
-{
-	for (;;) {
-		ibVec3 v = rand_vec(-1.0, 1.0);
-		double l2 = ibLengthSq(v);
-		if (l2 > 1e-4 && l2 <= 1.0) return ibScale(1.0 / sqrt(l2), v);
-	}
-}
-
-static ibQuat rand_unit_quat(void)
-{
-	for (;;) {
-		ibQuat q = {urand(-1, 1), urand(-1, 1), urand(-1, 1), urand(-1, 1)};
-		double n2 = ibQuatNormSq(q);
-		if (n2 > 1e-4 && n2 <= 1.0) return ibQuatNormalize(q);
-	}
-}
 
 /* ---- test-side shape model ------------------------------------------------------------------ */
 #define MAXV 24

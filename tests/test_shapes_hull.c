@@ -24,36 +24,9 @@
 #include <unistd.h>
 
 #include "collision/collision_world.h"
+#include "test_util.h"
 #include "collision/hull.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static double urand(void) /* [0, 1) */
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (double)((rng * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
-static double srand1(void) { return 2.0 * urand() - 1.0; }
-
-static ibWorldId newWorld(void)
-{
-	ibWorldDef d = ibDefaultWorldDef();
-	ibWorldId w = ibCreateWorld(&d);
-	assert_true(ibWorld_IsValid(w));
-	return w;
-}
-
-static ibBodyId newBody(ibWorldId w, ibBodyType type, ibVec3 pos, ibQuat rot)
-{
-	ibBodyDef bd = ibDefaultBodyDef();
-	bd.type = type;
-	bd.position = pos;
-	bd.rotation = rot;
-	ibBodyId b = ibCreateBody(w, &bd);
-	assert_false(IB_IS_NULL(b));
-	return b;
-}
 
 /* Checks every structural property of a hull against its input points. */
 static void checkHull(const ibHullData* h, const ibVec3* pts, int n, double tol)
@@ -121,8 +94,8 @@ static void checkHull(const ibHullData* h, const ibVec3* pts, int n, double tol)
 static void test_random_hulls(void** state)
 {
 	(void)state;
-	ibWorldId w = newWorld();
-	ibBodyId b = newBody(w, IB_BODY_DYNAMIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
+	ibWorldId w = tu_new_world();
+	ibBodyId b = tu_new_body(w, IB_BODY_DYNAMIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
 	ibShapeDef sd = ibDefaultShapeDef();
 	for (int trial = 0; trial < 30; ++trial) {
 		int n = 4 + trial * 13;
@@ -134,7 +107,7 @@ static void test_random_hulls(void** state)
 				pts[i] = ibNormalize(ibV3(srand1(), srand1(), srand1()));
 			else /* in a ball, shifted far from the origin */
 				pts[i] = ibAdd(ibV3(100.0, -50.0, 20.0),
-				               ibScale(cbrt(urand()), ibNormalize(ibV3(srand1(), srand1(), srand1()))));
+				               ibScale(cbrt(urand01()), ibNormalize(ibV3(srand1(), srand1(), srand1()))));
 		}
 		ibHull g = {pts, n};
 		ibShapeId s = ibCreateHullShape(b, &sd, &g);
@@ -170,8 +143,8 @@ static void test_random_hulls(void** state)
 static void test_cube_hull(void** state)
 {
 	(void)state;
-	ibWorldId w = newWorld();
-	ibBodyId b = newBody(w, IB_BODY_DYNAMIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
+	ibWorldId w = tu_new_world();
+	ibBodyId b = tu_new_body(w, IB_BODY_DYNAMIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
 	ibVec3 h = {0.7, 1.3, 0.4}, c = {2.0, -1.0, 0.5};
 	ibVec3 pts[8 + 40];
 	int n = 0;
@@ -214,8 +187,8 @@ static void test_cube_hull(void** state)
 static void test_structured_hulls(void** state)
 {
 	(void)state;
-	ibWorldId w = newWorld();
-	ibBodyId b = newBody(w, IB_BODY_STATIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
+	ibWorldId w = tu_new_world();
+	ibBodyId b = tu_new_body(w, IB_BODY_STATIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
 	ibShapeDef sd = ibDefaultShapeDef();
 	ibVec3 pts[216];
 	int n = 0;
@@ -326,10 +299,10 @@ static void runDegenerate(void* ctx)
 static void test_degenerate_hulls(void** state)
 {
 	(void)state;
-	ibWorldId w = newWorld();
+	ibWorldId w = tu_new_world();
 	degenerateCase dc;
 	memset(&dc, 0, sizeof dc);
-	dc.body = newBody(w, IB_BODY_DYNAMIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
+	dc.body = tu_new_body(w, IB_BODY_DYNAMIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
 	long printed = captureOutput(runDegenerate, &dc);
 	assert_int_equal(printed, 0); /* qhull is silent */
 	const char* expect[6] = {"at least 4 points", "not finite", "coplanar", "coplanar", "coplanar", "coplanar"};
@@ -359,17 +332,17 @@ static const ibShape* internalShape(ibShapeId id, const ibBody** body)
 static void test_plane_shape(void** state)
 {
 	(void)state;
-	ibWorldId w = newWorld();
+	ibWorldId w = tu_new_world();
 	ibShapeDef sd = ibDefaultShapeDef();
 	ibPlane pl = {{0, 0, 2.0}, 0.5}; /* z = 0.5, normalised on creation */
-	ibBodyId dyn = newBody(w, IB_BODY_DYNAMIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
+	ibBodyId dyn = tu_new_body(w, IB_BODY_DYNAMIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
 	ibWorld_ClearError(w);
 	assert_true(IB_IS_NULL(ibCreatePlaneShape(dyn, &sd, &pl)));
 	assert_non_null(strstr(ibWorld_GetLastError(w), "static and kinematic"));
 	ibPlane zero = {{0, 0, 0}, 1.0};
-	ibBodyId ground = newBody(w, IB_BODY_STATIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
+	ibBodyId ground = tu_new_body(w, IB_BODY_STATIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
 	assert_true(IB_IS_NULL(ibCreatePlaneShape(ground, &sd, &zero)));
-	ibBodyId kin = newBody(w, IB_BODY_KINEMATIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
+	ibBodyId kin = tu_new_body(w, IB_BODY_KINEMATIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
 	assert_false(IB_IS_NULL(ibCreatePlaneShape(kin, &sd, &pl)));
 	ibShapeId ps = ibCreatePlaneShape(ground, &sd, &pl);
 	assert_false(IB_IS_NULL(ps));
@@ -386,9 +359,9 @@ static void test_plane_shape(void** state)
 	double tol = 1e-3;
 	for (int trial = 0; trial < 200; ++trial) {
 		ibQuat q = ibQuatNormalize(ibQ(srand1(), srand1(), srand1(), srand1()));
-		ibVec3 he = {0.2 + urand(), 0.2 + urand(), 0.2 + urand()};
+		ibVec3 he = {0.2 + urand01(), 0.2 + urand01(), 0.2 + urand01()};
 		ibVec3 pos = ibV3(srand1(), srand1(), 0.5 + 1.5 * srand1());
-		ibBodyId bb = newBody(w, IB_BODY_DYNAMIC, pos, q);
+		ibBodyId bb = tu_new_body(w, IB_BODY_DYNAMIC, pos, q);
 		ibBox box = {he};
 		ibShapeId bs = ibCreateBoxShape(bb, &sd, &box);
 		const ibBody* bbb;
@@ -428,7 +401,7 @@ static void test_plane_shape(void** state)
 		ibVec3 corners[9];
 		for (int i = 0; i < 8; ++i) corners[i] = ibV3(i & 1 ? he.x : -he.x, i & 2 ? he.y : -he.y, i & 4 ? he.z : -he.z);
 		corners[8] = IB_VEC3_ZERO;
-		ibBodyId hb = newBody(w, IB_BODY_DYNAMIC, pos, q);
+		ibBodyId hb = tu_new_body(w, IB_BODY_DYNAMIC, pos, q);
 		ibShapeId hs = ibCreateHullShape(hb, &sd, &(ibHull){corners, 9});
 		assert_false(IB_IS_NULL(hs));
 		const ibBody* hbb;
@@ -450,7 +423,7 @@ static void test_plane_shape(void** state)
 
 	/* spheres against a tilted plane on a moved static body */
 	ibQuat tilt = ibQuatFromAxisAngle(ibNormalize(ibV3(1, 2, 0)), 0.4);
-	ibBodyId tb = newBody(w, IB_BODY_STATIC, ibV3(0.3, -0.2, 1.0), tilt);
+	ibBodyId tb = tu_new_body(w, IB_BODY_STATIC, ibV3(0.3, -0.2, 1.0), tilt);
 	ibShapeDef tsd = ibDefaultShapeDef();
 	tsd.localPosition = ibV3(0.1, 0.0, -0.2);
 	ibShapeId tps = ibCreatePlaneShape(tb, &tsd, &(ibPlane){{0, 1, 1}, -0.1});
@@ -461,9 +434,9 @@ static void test_plane_shape(void** state)
 	ibVec3 originW = ibBody_GetWorldPoint(tb, tsd.localPosition);
 	double offW = -0.1 + ibDot(nW, originW);
 	for (int trial = 0; trial < 200; ++trial) {
-		double r = 0.1 + urand();
+		double r = 0.1 + urand01();
 		ibVec3 c = ibV3(3.0 * srand1(), 3.0 * srand1(), 3.0 * srand1());
-		ibBodyId sb = newBody(w, IB_BODY_DYNAMIC, c, IB_QUAT_IDENTITY);
+		ibBodyId sb = tu_new_body(w, IB_BODY_DYNAMIC, c, IB_QUAT_IDENTITY);
 		ibShapeId ss = ibCreateSphereShape(sb, &sd, &(ibSphere){r});
 		const ibBody* sbb;
 		const ibShape* sss = internalShape(ss, &sbb);

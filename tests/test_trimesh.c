@@ -19,35 +19,8 @@
 
 #include "collision/collision_world.h"
 #include "collision/trimesh.h"
+#include "test_util.h"
 
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-static double urand(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (double)((rng * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
-static double srand1(void) { return 2.0 * urand() - 1.0; }
-
-static ibWorldId newWorld(void)
-{
-	ibWorldDef d = ibDefaultWorldDef();
-	ibWorldId w = ibCreateWorld(&d);
-	assert_true(ibWorld_IsValid(w));
-	return w;
-}
-
-static ibBodyId newBody(ibWorldId w, ibBodyType type, ibVec3 pos, ibQuat rot)
-{
-	ibBodyDef bd = ibDefaultBodyDef();
-	bd.type = type;
-	bd.position = pos;
-	bd.rotation = rot;
-	ibBodyId b = ibCreateBody(w, &bd);
-	assert_false(IB_IS_NULL(b));
-	return b;
-}
 
 static const ibShape* internalShape(ibShapeId id, const ibBody** body)
 {
@@ -75,7 +48,7 @@ static soup makeSoup(int kind, int n)
 		s.idx = malloc((size_t)3 * s.nt * sizeof(int));
 		for (int t = 0; t < n; ++t) {
 			ibVec3 c = ibV3(10.0 * srand1(), 10.0 * srand1(), 3.0 * srand1());
-			double size = 0.05 + urand() * (t % 10 == 0 ? 4.0 : 0.8);
+			double size = 0.05 + urand01() * (t % 10 == 0 ? 4.0 : 0.8);
 			for (int k = 0; k < 3; ++k) {
 				s.v[3 * t + k] = ibMulAdd(c, size, ibV3(srand1(), srand1(), srand1()));
 				s.idx[3 * t + k] = 3 * t + k;
@@ -131,7 +104,7 @@ static bool stopAfterThree(void* ctx, int tri)
 static void test_bvh_queries(void** state)
 {
 	(void)state;
-	ibWorldId wid = newWorld();
+	ibWorldId wid = tu_new_world();
 	ibWorld* w = ib_world_get(wid);
 	for (int kind = 0; kind < 2; ++kind)
 		for (int size = 0; size < 3; ++size) {
@@ -147,7 +120,7 @@ static void test_bvh_queries(void** state)
 			char* hit = calloc((size_t)s.nt, 1);
 			for (int q = 0; q < 300; ++q) {
 				ibVec3 c = ibV3(11.0 * srand1(), 11.0 * srand1(), 3.5 * srand1());
-				ibVec3 e = ibV3(3.0 * urand(), 3.0 * urand(), (q % 4 == 0 ? 0.0 : 2.0) * urand());
+				ibVec3 e = ibV3(3.0 * urand01(), 3.0 * urand01(), (q % 4 == 0 ? 0.0 : 2.0) * urand01());
 				ibAABB box = {ibSub(c, e), ibAdd(c, e)};
 				memset(hit, 0, (size_t)s.nt);
 				collected got = {hit, 0};
@@ -204,17 +177,17 @@ static void test_bvh_queries(void** state)
 static void test_trimesh_shape(void** state)
 {
 	(void)state;
-	ibWorldId w = newWorld();
+	ibWorldId w = tu_new_world();
 	ibShapeDef sd = ibDefaultShapeDef();
 	soup s = makeSoup(0, 50);
 	ibMesh m = {s.v, s.nv, s.idx, s.nt};
-	ibBodyId dyn = newBody(w, IB_BODY_DYNAMIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
+	ibBodyId dyn = tu_new_body(w, IB_BODY_DYNAMIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
 	ibWorld_ClearError(w);
 	assert_true(IB_IS_NULL(ibCreateTriMeshShape(dyn, &sd, &m)));
 	assert_non_null(strstr(ibWorld_GetLastError(w), "static and kinematic"));
 	ibQuat q = ibQuatNormalize(ibQ(0.9, 0.1, -0.3, 0.2));
-	ibBodyId st = newBody(w, IB_BODY_STATIC, ibV3(1, 2, 3), q);
-	ibBodyId kin = newBody(w, IB_BODY_KINEMATIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
+	ibBodyId st = tu_new_body(w, IB_BODY_STATIC, ibV3(1, 2, 3), q);
+	ibBodyId kin = tu_new_body(w, IB_BODY_KINEMATIC, ibV3(0, 0, 0), IB_QUAT_IDENTITY);
 	s.idx[7] = s.nv; /* out of range */
 	ibWorld_ClearError(w);
 	assert_true(IB_IS_NULL(ibCreateTriMeshShape(st, &sd, &m)));
@@ -250,7 +223,7 @@ static void test_trimesh_shape(void** state)
 static void test_box_on_trimesh_floor(void** state)
 {
 	(void)state;
-	ibWorldId w = newWorld();
+	ibWorldId w = tu_new_world();
 	ibShapeDef sd = ibDefaultShapeDef();
 	/* flat 8 x 8 grid of unit squares at z = 0, on a static body moved and turned about z */
 	int g = 8;
@@ -267,12 +240,12 @@ static void test_box_on_trimesh_floor(void** state)
 			t += 2;
 		}
 	ibMesh m = {v, 81, idx, t};
-	ibBodyId floor = newBody(w, IB_BODY_STATIC, ibV3(0.2, 0.1, -1.0), ibQuatFromAxisAngle(ibV3(0, 0, 1), 0.3));
+	ibBodyId floor = tu_new_body(w, IB_BODY_STATIC, ibV3(0.2, 0.1, -1.0), ibQuatFromAxisAngle(ibV3(0, 0, 1), 0.3));
 	ibShapeId fs = ibCreateTriMeshShape(floor, &sd, &m);
 	assert_false(IB_IS_NULL(fs));
 	/* a 0.6 x 0.6 x 0.4 box sunk 1 mm into the floor, across grid lines */
 	double depth = 1e-3;
-	ibBodyId box = newBody(w, IB_BODY_DYNAMIC, ibV3(0.25, 0.35, -1.0 + 0.2 - depth), IB_QUAT_IDENTITY);
+	ibBodyId box = tu_new_body(w, IB_BODY_DYNAMIC, ibV3(0.25, 0.35, -1.0 + 0.2 - depth), IB_QUAT_IDENTITY);
 	ibShapeId bs = ibCreateBoxShape(box, &sd, &(ibBox){{0.3, 0.3, 0.2}});
 	const ibBody *fb, *bb;
 	const ibShape* fss = internalShape(fs, &fb);
@@ -316,6 +289,7 @@ static void test_box_on_trimesh_floor(void** state)
 
 int main(void)
 {
+	rng_seed(0x2545f4914f6cdd1dull); /* the sequence the tests were written with */
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bvh_queries),
 	    cmocka_unit_test(test_trimesh_shape),
