@@ -287,6 +287,14 @@ static void test_sleeping_stack_costs_nothing(void** state)
 	assert_int_equal(st.contactVelocityIterations, 0);
 	assert_int_equal(st.awakeBodies, 0);
 	assert_int_equal(st.sleepingIslands, 1);
+	assert_int_equal(ibWorld_GetContactCount(w), 0); /* no narrowphase for sleeping-sleeping / -static pairs */
+	assert_int_equal(ibBody_SetAwake(b[1], true), IB_OK);
+	assert_true(ibBody_IsAwake(b[0]) && ibBody_IsAwake(b[2]));
+	step(w);
+	st = ibWorld_GetStepStats(w);
+	assert_true(ibWorld_GetContactCount(w) >= 3);
+	assert_true(st.contactPoints >= 12);
+	assert_int_equal(st.awakeBodies, 3);
 	ibDestroyWorld(w);
 }
 

@@ -63,12 +63,14 @@ void ib_sleep_wake_near(ibWorld* w, int32_t i)
 	}
 }
 
-void ib_sleep_wake_touching(ibWorld* w)
+bool ib_sleep_wake_touching(ibWorld* w)
 {
-	bool any = false;
-	for (int32_t i = 0; i < w->bodyHigh && !any; ++i) any = w->bodies[i].inUse && w->bodies[i].sleeping;
-	if (!any) return; /* nothing asleep: no island work */
+	int32_t before = 0, after = 0;
+	for (int32_t i = 0; i < w->bodyHigh; ++i) before += w->bodies[i].inUse && w->bodies[i].sleeping;
+	if (before == 0) return false; /* nothing asleep: no island work */
 	if (!ib_islands_wake(w, ib_sleep_store(w))) ib_sleep_wake_all(w); /* out of memory: nobody sleeps */
+	for (int32_t i = 0; i < w->bodyHigh; ++i) after += w->bodies[i].inUse && w->bodies[i].sleeping;
+	return after < before;
 }
 
 void ib_sleep_wake_neighbours(ibWorld* w, int32_t i)

@@ -22,11 +22,14 @@ typedef struct ibSleepStore {
 
 static inline bool ib_body_awake_dynamic(const ibBody* b) { return b->type == IB_BODY_DYNAMIC && !b->sleeping; }
 
-/* Contact hook: true if neither body of a touching pair is an awake dynamic body (sleeping-sleeping,
- * sleeping-static, sleeping-resting kinematic): the pair is not resolved. */
+/* Contact and narrowphase hook: true if one body of a pair sleeps and the other is not an awake dynamic
+ * body (sleeping-sleeping, sleeping-static, sleeping-kinematic: a moving kinematic body has woken it at
+ * the step start): the pair is neither detected nor resolved. */
 static inline bool ib_sleep_pair_inactive(const ibWorld* w, int32_t a, int32_t b)
 {
-	return !ib_body_awake_dynamic(&w->bodies[a]) && !ib_body_awake_dynamic(&w->bodies[b]);
+	const ibBody* x = &w->bodies[a];
+	const ibBody* y = &w->bodies[b];
+	return (x->sleeping || y->sleeping) && !ib_body_awake_dynamic(x) && !ib_body_awake_dynamic(y);
 }
 
 /* sleep.c */
@@ -36,8 +39,10 @@ void ib_sleep_wake_all(ibWorld* w);
 /* Wake the sleeping bodies whose shapes' AABBs (fattened by eps_c) overlap body i's shapes. */
 void ib_sleep_wake_near(ibWorld* w, int32_t i);
 /* Start of a step and after each detection at t0: wake every sleeping island touching (contact or
- * joint) an awake dynamic or a moving kinematic body, or coupled to a motor, a drag or a soft body. */
-void ib_sleep_wake_touching(ibWorld* w);
+ * joint) an awake dynamic or a moving kinematic body, or coupled to a motor, a drag or a soft body.
+ * The detection must then run again: the pairs of the woken bodies with static and sleeping bodies
+ * were skipped by the narrowphase. */
+bool ib_sleep_wake_touching(ibWorld* w); /* true if it woke a body */
 /* Body i (any type) moved or is going away: wake its island, its joint partners and the sleeping
  * bodies touching it. */
 void ib_sleep_wake_neighbours(ibWorld* w, int32_t i);

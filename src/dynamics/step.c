@@ -189,10 +189,10 @@ static void higher_order_step(ibWorld* w, double h, int order)
 /* Item 2: collision detection at t0 of every (sub-)step; the contact solver's resolution follows it. */
 static void collide_t0(ibWorld* w, double h)
 {
-	if (ib_collision_detect(w) == IB_OK) {
-		ib_sleep_wake_touching(w); /* sleeping islands touched by awake bodies (sleep.c) */
-		ib_contacts_collide(w, h); /* items 3-5: collisions, contact joints */
-	}
+	ibResult r = ib_collision_detect(w);
+	if (r == IB_OK && ib_sleep_wake_touching(w)) /* sleeping islands touched by awake bodies (sleep.c) */
+		r = ib_collision_detect(w);              /* again: with the pairs of the woken bodies */
+	if (r == IB_OK) ib_contacts_collide(w, h); /* items 3-5: collisions, contact joints */
 	ib_soft_contacts_detect(w, h); /* particle-shape contacts: clamped rows in the soft sweeps */
 }
 
