@@ -338,6 +338,48 @@ static void test_created_asleep(void** state)
 	ibDestroyWorld(w);
 }
 
+/* a moving kinematic body touching a sleeping box wakes it (and pushes it); creating a joint wakes both ends */
+static void test_kinematic_and_joint_wake(void** state)
+{
+	(void)state;
+	ibWorldId w = make_world();
+	ibBodyId a = make_box(w, ibV3(0, 0, 0.5 + EPSC / 2), true);
+	ibBodyId c = make_box(w, ibV3(0, 4, 0.5 + EPSC / 2), true);
+	assert_int_equal(ibBody_SetAwake(a, false), IB_OK);
+	assert_int_equal(ibBody_SetAwake(c, false), IB_OK);
+	assert_int_equal(ibWorld_GetStepStats(w).sleepingIslands, 0); /* stats are those of the last step */
+	ibBodyDef kd = ibDefaultBodyDef();
+	kd.type = IB_BODY_KINEMATIC;
+	kd.position = ibV3(-1.6, 0, 0.5 + EPSC);
+	kd.linearVelocity = ibV3(0.5, 0, 0);
+	ibBodyId k = ibCreateBody(w, &kd);
+	ibShapeDef sd = ibDefaultShapeDef();
+	ibBox box = {{0.5, 0.5, 0.4}};
+	ibCreateBoxShape(k, &sd, &box);
+	step(w);
+	assert_false(ibBody_IsAwake(a)); /* not touching yet */
+	assert_int_equal(ibWorld_GetStepStats(w).sleepingIslands, 2);
+	bool woke = false;
+	for (int i = 0; i < 400 && !woke; ++i) { /* 0.6 m gap at 0.5 m/s: 240 steps */
+		step(w);
+		woke = ibBody_IsAwake(a);
+	}
+	assert_true(woke);
+	for (int i = 0; i < 40; ++i) step(w);
+	assert_true(ibBody_GetPosition(a).x > 0.05); /* pushed along */
+	assert_false(ibBody_IsAwake(c));
+	/* a joint between the sleeping box c and the static ground wakes c */
+	ibBodyId bodies[4];
+	assert_true(ibWorld_GetBodies(w, bodies, 4) == 4);
+	ibJointDef jd = ibDefaultJointDef(IB_JOINT_BALL);
+	jd.bodyA = bodies[0];
+	jd.bodyB = c;
+	assert_int_equal(ibJointDef_SetWorldAnchors(&jd, ibV3(0, 4, 1), ibV3(0, 4, 1)), IB_OK);
+	assert_true(ibJoint_IsValid(ibCreateJoint(w, &jd)));
+	assert_true(ibBody_IsAwake(c));
+	ibDestroyWorld(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +390,7 @@ int main(void)
 	    cmocka_unit_test(test_sleep_disabled),
 	    cmocka_unit_test(test_sleeping_stack_costs_nothing),
 	    cmocka_unit_test(test_created_asleep),
+	    cmocka_unit_test(test_kinematic_and_joint_wake),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

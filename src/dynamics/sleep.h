@@ -22,14 +22,21 @@ typedef struct ibSleepStore {
 
 static inline bool ib_body_awake_dynamic(const ibBody* b) { return b->type == IB_BODY_DYNAMIC && !b->sleeping; }
 
-/* Contact and narrowphase hook: true if one body of a pair sleeps and the other is not an awake dynamic
- * body (sleeping-sleeping, sleeping-static, sleeping-kinematic: a moving kinematic body has woken it at
- * the step start): the pair is neither detected nor resolved. */
+/* static, sleeping, or kinematic at rest: cannot disturb a sleeping body */
+static inline bool ib_body_passive(const ibBody* b)
+{
+	if (b->type == IB_BODY_STATIC || b->sleeping) return true;
+	return b->type == IB_BODY_KINEMATIC && ibLengthSq(b->st.v) == 0.0 && ibLengthSq(b->st.w) == 0.0;
+}
+
+/* Contact and narrowphase hook: true if one body of a pair sleeps and the other is passive
+ * (sleeping-sleeping, sleeping-static, sleeping-resting kinematic): the pair is neither detected nor
+ * resolved. Pairs with awake dynamic or moving kinematic bodies are detected and wake the sleeper. */
 static inline bool ib_sleep_pair_inactive(const ibWorld* w, int32_t a, int32_t b)
 {
 	const ibBody* x = &w->bodies[a];
 	const ibBody* y = &w->bodies[b];
-	return (x->sleeping || y->sleeping) && !ib_body_awake_dynamic(x) && !ib_body_awake_dynamic(y);
+	return (x->sleeping && ib_body_passive(y)) || (y->sleeping && ib_body_passive(x));
 }
 
 /* sleep.c */
