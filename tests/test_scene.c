@@ -1217,6 +1217,52 @@ static void test_save_rejects_unloadable_worlds(void** state)
 
 /* ---------------------------------------------------------------- semantics */
 
+/* the sleep settings of <world> and the sleep/awake attributes of <body>: read, written where not
+ * default, read back equal, and the second save is identical to the first */
+static void test_sleep_round_trip(void** state)
+{
+	(void)state;
+	const char* xml = "<ibdyn version=\"1\"><world sleeping=\"true\" sleep_linear_threshold=\"0.02\" "
+	                  "sleep_angular_threshold=\"0.03\" sleep_time=\"0.25\"/>"
+	                  "<body name=\"a\" type=\"dynamic\" position=\"0 0 2\" awake=\"false\"><box half_extents=\"0.5 0.5 0.5\"/></body>"
+	                  "<body name=\"b\" type=\"dynamic\" position=\"3 0 2\" sleep=\"false\"><sphere radius=\"0.5\"/></body>"
+	                  "</ibdyn>";
+	ibWorldId w = loadOk(xml, "sleep settings", NULL);
+	ibSleepSettings z = ibWorld_GetSolverSettings(w).sleep;
+	assert_true(z.enabled);
+	SAME(z.linearThreshold, 0.02, "sleep linear threshold");
+	SAME(z.angularThreshold, 0.03, "sleep angular threshold");
+	SAME(z.timeToSleep, 0.25, "sleep time");
+	ibBodyId a = ibWorld_FindBody(w, "a"), b = ibWorld_FindBody(w, "b");
+	assert_false(ibBody_IsAwake(a));
+	assert_true(ibBody_IsSleepEnabled(a));
+	assert_true(ibBody_IsAwake(b));
+	assert_false(ibBody_IsSleepEnabled(b));
+	char* out = saveOk(w, NULL);
+	assert_non_null(strstr(out, "awake=\"false\""));
+	assert_non_null(strstr(out, "sleep=\"false\""));
+	assert_non_null(strstr(out, "sleep_time=\"0.25\""));
+	ibWorldId w2 = loadOk(out, "sleep settings saved", NULL);
+	ibSleepSettings z2 = ibWorld_GetSolverSettings(w2).sleep;
+	assert_true(z.enabled == z2.enabled && z.linearThreshold == z2.linearThreshold &&
+	            z.angularThreshold == z2.angularThreshold && z.timeToSleep == z2.timeToSleep);
+	assert_false(ibBody_IsAwake(ibWorld_FindBody(w2, "a")));
+	assert_false(ibBody_IsSleepEnabled(ibWorld_FindBody(w2, "b")));
+	char* out2 = saveOk(w2, NULL);
+	assert_string_equal(out, out2);
+	free(out2);
+	free(out);
+	ibDestroyWorld(w2);
+	ibDestroyWorld(w);
+	/* defaults are not written */
+	w = loadOk("<ibdyn version=\"1\"><body type=\"dynamic\"><sphere radius=\"1\"/></body></ibdyn>", "sleep defaults", NULL);
+	out = saveOk(w, NULL);
+	assert_null(strstr(out, "sleep"));
+	assert_null(strstr(out, "awake"));
+	free(out);
+	ibDestroyWorld(w);
+}
+
 /* the contact settings (ibContactSettings) of <world>: read, written where not default, read back equal */
 static void test_contact_settings_round_trip(void** state)
 {
@@ -1476,6 +1522,7 @@ int main(void)
 	    cmocka_unit_test(test_save_rejects_unloadable_worlds),
 	    cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_contact_settings_round_trip),
+	    cmocka_unit_test(test_sleep_round_trip),
 	    cmocka_unit_test(test_materials_and_rotations),
 	    cmocka_unit_test(test_memory_errors_and_hooks),
 	    cmocka_unit_test(test_numbers),

@@ -151,6 +151,16 @@ IB_API double ibBody_GetGravityScale(ibBodyId body);
 IB_API ibResult ibBody_SetSolverGroup(ibBodyId body, int group);
 /** The body's solver group (0 if stale). */
 IB_API int ibBody_GetSolverGroup(ibBodyId body);
+/** Wake the body's island (awake = true) or put it to sleep now (false; its island — bodies connected
+ * to it by the last step's contacts and by joints — sleeps with it, velocities set to zero). Dynamic bodies only;
+ * putting a body with sleep disabled to sleep is an error. */
+IB_API ibResult ibBody_SetAwake(ibBodyId body, bool awake);
+/** False while the body sleeps (static and kinematic bodies are always awake). */
+IB_API bool ibBody_IsAwake(ibBodyId body);
+/** Allow or forbid sleeping for this body (forbidding wakes it). */
+IB_API ibResult ibBody_EnableSleep(ibBodyId body, bool enable);
+/** True if the body may sleep. */
+IB_API bool ibBody_IsSleepEnabled(ibBodyId body);
 /** Kinetic energy (J). */
 IB_API double ibBody_GetKineticEnergy(ibBodyId body);
 /** Number of shapes on the body. */

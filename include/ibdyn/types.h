@@ -67,6 +67,18 @@ typedef struct ibContactSettings {
 	                                   *   (§5.2.4, §5.3.2; 0 = off) */
 } ibContactSettings;
 
+/** Sleeping of resting islands (docs/contacts.md, "Sleeping"). An island is a set of dynamic bodies
+ * connected by contacts and joints (static and kinematic bodies do not connect). A body is a sleep
+ * candidate while |v| <= linearThreshold and |w| <= angularThreshold; an island falls asleep when all
+ * its bodies have been candidates for timeToSleep. Sleeping bodies are not integrated, have zero
+ * velocities and their contacts with static or sleeping bodies are not resolved. */
+typedef struct ibSleepSettings {
+	bool enabled;            /**< let resting islands fall asleep (default false: opt-in) */
+	double linearThreshold;  /**< speed of the centre of mass below which a body may sleep (m/s), >= 0 (default 0.05) */
+	double angularThreshold; /**< angular speed below which a body may sleep (rad/s), >= 0 (default 0.05) */
+	double timeToSleep;      /**< time all bodies of an island must stay below the thresholds (s), >= 0 (default 0.5) */
+} ibSleepSettings;
+
 /** Settings of the world's solver and integrator (changeable after creation). */
 typedef struct ibSolverSettings {
 	ibJointSolver method;         /**< method for systems of joints */
@@ -83,6 +95,7 @@ typedef struct ibSolverSettings {
 	int order;                    /**< 1 (default), 2 (midpoint step, §3.4.4), 4 or 6 (weighted combination of 1, 2, 3 midpoint sub-steps) */
 	int maxStepSubdivisions;      /**< if the joint corrections do not converge, redo the step as 2 halves, up to this depth (0 = never) */
 	ibContactSettings contact;    /**< collision and resting-contact resolution (Chapter 5) */
+	ibSleepSettings sleep;        /**< sleeping of resting islands */
 	double maxRotationPerStep;    /**< split a step into equal sub-steps (same forces) so that no jointed body turns by more than this (rad) per sub-step at its angular velocity at the step start (at most 8 sub-steps); 0 = off; default 0.5 */
 } ibSolverSettings;
 
@@ -147,6 +160,8 @@ typedef struct ibBodyDef {
 	double angularDamping;   /**< angular damping rate c: torque -c J w (1/s), >= 0 */
 	double gravityScale;     /**< multiplies the world gravity for this body */
 	int solverGroup;         /**< solver group (>= 0, default 0): the joint method of the body's island can be set per group (ibWorld_SetGroupSolver) */
+	bool enableSleep;        /**< the body may fall asleep (default true; false also keeps its island awake) */
+	bool isAwake;            /**< false: a dynamic body is created asleep (default true) */
 	const char* name;        /**< optional name (copied; used by scene files and CSV headers) */
 	void* userData;          /**< user pointer */
 	int internalValue;       /**< set by ibDefaultBodyDef */
@@ -298,6 +313,8 @@ typedef struct ibStepStats {
 	int iterativeIslands;     /**< islands (independent systems of joints) solved with the iterative method */
 	int lgsIslands;           /**< islands solved with the O(n) LGS (IB_SOLVER_AUTO / IB_SOLVER_LGS) */
 	int lgsSparseIslands;     /**< islands solved with the sparse LGS (IB_SOLVER_LGS_SPARSE) */
+	int awakeBodies;          /**< dynamic bodies awake after the step */
+	int sleepingIslands;      /**< islands asleep after the step */
 } ibStepStats;
 
 /** Default world definition: gravity (0, 0, -9.81), RK4, eps_d = 1e-6 m, eps_v = 1e-6 m/s. */
@@ -308,7 +325,8 @@ IB_API ibCollisionSettings ibDefaultCollisionSettings(void);
 IB_API ibFilter ibDefaultFilter(void);
 /** Default solver settings (as in ibDefaultWorldDef). */
 IB_API ibSolverSettings ibDefaultSolverSettings(void);
-/** Default body definition: static at the origin, identity rotation, zero velocity, no damping, gravity scale 1. */
+/** Default body definition: static at the origin, identity rotation, zero velocity, no damping, gravity scale 1,
+ * sleep enabled, awake. */
 IB_API ibBodyDef ibDefaultBodyDef(void);
 /** Default shape definition: identity local pose, density 1000 kg/m^3, e = 0, mu_s = mu_d = 0.5. */
 IB_API ibShapeDef ibDefaultShapeDef(void);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "collision/collision_world_internal.h"
+#include "dynamics/sleep.h"
 #include "joints/joint_internal.h"
 
 static ibCollisionWorld* cw_create(ibWorld* w)
@@ -241,6 +242,10 @@ ibResult ib_collision_detect(ibWorld* w)
 			e.idB = idb;
 		}
 		const ibShape *pa = &w->shapes[sa], *pb = &w->shapes[sb];
+		if (ib_sleep_pair_inactive(w, pa->body, pb->body)) { /* sleeping (src/dynamics/sleep.h): no narrowphase, */
+			out[k] = e;                                     /* touch state kept, no manifold in the set */
+			continue;
+		}
 		bool touching = false;
 		if (ib_collision_bodies_may_collide(w, pa->body, pb->body)) {
 			++candidates;

@@ -6,6 +6,7 @@
 
 #include "collision/collision_world.h"
 #include "contact/contact_internal.h"
+#include "dynamics/sleep.h"
 #include "joints/joint_internal.h"
 
 ibContactStore* ib_contact_store(ibWorld* w, bool create)
@@ -199,6 +200,7 @@ bool ib_contacts_build(ibWorld* w, ibContactStore* cs)
 		const ibBody* x = &w->bodies[pr->bodyA];
 		const ibBody* y = &w->bodies[pr->bodyB];
 		if (!ib_is_dynamic(x) && !ib_is_dynamic(y)) continue;
+		if (ib_sleep_pair_inactive(w, pr->bodyA, pr->bodyB)) continue; /* sleeping (src/dynamics/sleep.h) */
 		if (jointed(w, pr->bodyA, pr->bodyB)) continue;
 		const ibMaterial* ma = &w->shapes[pr->shapeA].material;
 		const ibMaterial* mb = &w->shapes[pr->shapeB].material;

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dynamics/sleep.h"
 #include "dynamics/world.h"
 
 #define GET_BODY_OR(ret)                       \
@@ -16,6 +17,10 @@
 #define REQUIRE_DYNAMIC(what)                                                                          \
 	if (!ib_is_dynamic(b))                                                                             \
 		return ib_error(w, IB_ERR_WRONG_BODY_TYPE, "%s: body '%s' is not dynamic", what, b->name ? b->name : "")
+
+/* a user call changed the body's state: its island wakes (sleep.c); moving a static or kinematic
+ * body wakes the sleeping bodies it touches or is jointed to */
+#define WAKE() ib_sleep_wake_body(w, id.index1 - 1)
 
 static ibResult validate_def(ibWorld* w, const ibBodyDef* d)
 {
@@ -79,6 +84,8 @@ ibBodyId ibCreateBody(ibWorldId worldId, const ibBodyDef* d)
 	b->gravityScale = d->gravityScale;
 	b->solverGroup = d->solverGroup;
 	if (d->solverGroup != 0) w->solverGroupsVersion++;
+	b->enableSleep = d->enableSleep;
+	b->sleepHead = b->sleepNext = IB_NULL_INDEX;
 	b->firstShape = b->lastShape = IB_NULL_INDEX;
 	b->nextFree = IB_NULL_INDEX;
 	b->qPrincipal = IB_QUAT_IDENTITY;
@@ -89,6 +96,11 @@ ibBodyId ibCreateBody(ibWorldId worldId, const ibBodyDef* d)
 		b->st.w = d->angularVelocity;
 	}
 	ib_body_update_mass(w, b); /* cannot fail: no shapes, no override */
+	if (!d->isAwake && d->type == IB_BODY_DYNAMIC && d->enableSleep) { /* created asleep: an island of its own */
+		b->sleeping = true;
+		b->sleepHead = index;
+		b->st.v = b->st.w = IB_VEC3_ZERO;
+	}
 	w->bodyCount++;
 	return ib_body_id(w, index);
 }
@@ -96,6 +108,7 @@ ibBodyId ibCreateBody(ibWorldId worldId, const ibBodyDef* d)
 ibResult ibDestroyBody(ibBodyId id)
 {
 	GET_BODY_OR(IB_ERR_STALE_HANDLE);
+	ib_sleep_wake_neighbours(w, id.index1 - 1);
 	ib_joints_on_body_destroyed(w, id.index1 - 1);
 	ib_soft_on_body_destroyed(w, id.index1 - 1);
 	while (b->firstShape != IB_NULL_INDEX) {
@@ -158,6 +171,7 @@ ibResult ibBody_SetTransform(ibBodyId id, ibVec3 position, ibQuat rotation)
 	if (!ibQuat_IsFinite(rotation) || !(qn > 1e-300) || !isfinite(qn))
 		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "rotation must be a finite non-zero quaternion");
 	ibQuat qu = ib_quat_unit(rotation);
+	ib_sleep_wake_neighbours(w, id.index1 - 1); /* at the old pose */
 	b->st.q = ibQuatNormalize(ibQuatMul(qu, b->qPrincipal));
 	b->st.s = ibAdd(position, ibRotate(qu, b->localCom));
 	b->userPos = position;
@@ -166,6 +180,7 @@ ibResult ibBody_SetTransform(ibBodyId id, ibVec3 position, ibQuat rotation)
 	b->substepHint = 0.0;
 	ib_body_update_derived(b);
 	w->poseEpoch++;
+	ib_sleep_wake_neighbours(w, id.index1 - 1); /* at the new pose */
 	return IB_OK;
 }
 
@@ -192,6 +207,8 @@ ibResult ibBody_SetLinearVelocity(ibBodyId id, ibVec3 v)
 	GET_BODY_OR(IB_ERR_STALE_HANDLE);
 	REQUIRE_FINITE_V(v, "linear velocity");
 	if (b->type == IB_BODY_STATIC) return ib_error(w, IB_ERR_WRONG_BODY_TYPE, "a static body cannot have a velocity");
+	if (b->type != IB_BODY_DYNAMIC) ib_sleep_wake_neighbours(w, id.index1 - 1);
+	WAKE();
 	b->st.v = v;
 	return IB_OK;
 }
@@ -207,6 +224,8 @@ ibResult ibBody_SetAngularVelocity(ibBodyId id, ibVec3 av)
 	GET_BODY_OR(IB_ERR_STALE_HANDLE);
 	REQUIRE_FINITE_V(av, "angular velocity");
 	if (b->type == IB_BODY_STATIC) return ib_error(w, IB_ERR_WRONG_BODY_TYPE, "a static body cannot have a velocity");
+	if (b->type != IB_BODY_DYNAMIC) ib_sleep_wake_neighbours(w, id.index1 - 1);
+	WAKE();
 	b->st.w = av;
 	return IB_OK;
 }
@@ -262,6 +281,7 @@ ibResult ibBody_SetMassData(ibBodyId id, const ibMassData* md)
 	ibMassData oldData = b->overrideData;
 	b->massOverride = true;
 	b->overrideData = *md;
+	WAKE();
 	r = ib_body_update_mass(w, b);
 	if (r != IB_OK) {
 		b->massOverride = oldFlag;
@@ -275,6 +295,7 @@ ibResult ibBody_ResetMassData(ibBodyId id)
 	GET_BODY_OR(IB_ERR_STALE_HANDLE);
 	if (!b->massOverride) return IB_OK;
 	b->massOverride = false;
+	WAKE();
 	ibResult r = ib_body_update_mass(w, b);
 	if (r != IB_OK) b->massOverride = true;
 	return r;
@@ -315,6 +336,7 @@ ibResult ibBody_ApplyForce(ibBodyId id, ibVec3 f, ibVec3 p)
 	REQUIRE_FINITE_V(f, "force");
 	REQUIRE_FINITE_V(p, "point");
 	REQUIRE_DYNAMIC("apply force");
+	WAKE();
 	b->userForce = ibAdd(b->userForce, f);
 	b->userTorque = ibAdd(b->userTorque, ibCross(ibSub(p, b->st.s), f));
 	return IB_OK;
@@ -325,6 +347,7 @@ ibResult ibBody_ApplyForceToCenter(ibBodyId id, ibVec3 f)
 	GET_BODY_OR(IB_ERR_STALE_HANDLE);
 	REQUIRE_FINITE_V(f, "force");
 	REQUIRE_DYNAMIC("apply force");
+	WAKE();
 	b->userForce = ibAdd(b->userForce, f);
 	return IB_OK;
 }
@@ -334,6 +357,7 @@ ibResult ibBody_ApplyTorque(ibBodyId id, ibVec3 t)
 	GET_BODY_OR(IB_ERR_STALE_HANDLE);
 	REQUIRE_FINITE_V(t, "torque");
 	REQUIRE_DYNAMIC("apply torque");
+	WAKE();
 	b->userTorque = ibAdd(b->userTorque, t);
 	return IB_OK;
 }
@@ -344,6 +368,7 @@ ibResult ibBody_ApplyImpulseAtPoint(ibBodyId id, ibVec3 p, ibVec3 point)
 	REQUIRE_FINITE_V(p, "impulse");
 	REQUIRE_FINITE_V(point, "point");
 	REQUIRE_DYNAMIC("apply impulse");
+	WAKE();
 	ib_body_apply_impulse(b, p, point);
 	return IB_OK;
 }
@@ -353,6 +378,7 @@ ibResult ibBody_ApplyAngularImpulse(ibBodyId id, ibVec3 l)
 	GET_BODY_OR(IB_ERR_STALE_HANDLE);
 	REQUIRE_FINITE_V(l, "angular impulse");
 	REQUIRE_DYNAMIC("apply angular impulse");
+	WAKE();
 	ib_body_apply_angular_impulse(b, l);
 	return IB_OK;
 }
@@ -395,6 +421,7 @@ ibResult ibBody_SetGravityScale(ibBodyId id, double s)
 	GET_BODY_OR(IB_ERR_STALE_HANDLE);
 	if (!isfinite(s)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "gravity scale must be finite");
 	b->gravityScale = s;
+	WAKE();
 	return IB_OK;
 }
 

@@ -30,6 +30,10 @@ ibSolverSettings ibDefaultSolverSettings(void)
 	s.contact.jointVelocitySweeps = true;
 	s.contact.contactGraph = true;
 	s.contact.shockIterations = 0;
+	s.sleep.enabled = false; /* opt-in: sleeping drops the residual motion of slow bodies (docs/contacts.md) */
+	s.sleep.linearThreshold = 0.05;
+	s.sleep.angularThreshold = 0.05;
+	s.sleep.timeToSleep = 0.5;
 	return s;
 }
 
@@ -64,6 +68,8 @@ ibBodyDef ibDefaultBodyDef(void)
 	d.type = IB_BODY_STATIC;
 	d.rotation = IB_QUAT_IDENTITY;
 	d.gravityScale = 1.0;
+	d.enableSleep = true;
+	d.isAwake = true;
 	d.internalValue = IB_DEF_MAGIC;
 	return d;
 }

@@ -101,6 +101,12 @@ ibResult ib_validate_solver(const ibSolverSettings* s, char* msg, size_t n)
 		if (msg) snprintf(msg, n, "contact iteration caps must be >= 1 and shockIterations >= 0");
 		return IB_ERR_INVALID_ARGUMENT;
 	}
+	const ibSleepSettings* z = &s->sleep;
+	if (!(isfinite(z->linearThreshold) && z->linearThreshold >= 0.0 && isfinite(z->angularThreshold) &&
+	      z->angularThreshold >= 0.0 && isfinite(z->timeToSleep) && z->timeToSleep >= 0.0)) {
+		if (msg) snprintf(msg, n, "sleep thresholds and timeToSleep must be finite and >= 0");
+		return IB_ERR_INVALID_ARGUMENT;
+	}
 	if (!(isfinite(s->maxCorrectionImpulse) && s->maxCorrectionImpulse >= 0.0)) {
 		if (msg) snprintf(msg, n, "maxCorrectionImpulse must be finite and >= 0 (got %g)", s->maxCorrectionImpulse);
 		return IB_ERR_INVALID_ARGUMENT;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "collision/collision_world.h"
+#include "dynamics/sleep.h"
 #include "dynamics/world.h"
 
 static bool body_finite(const ibBody* b)
@@ -45,7 +46,7 @@ static void integrate_all(ibWorld* w, double h)
 {
 	for (int32_t i = 0; i < w->bodyHigh; ++i) {
 		ibBody* b = &w->bodies[i];
-		if (!b->inUse || b->type == IB_BODY_STATIC) continue;
+		if (!b->inUse || b->type == IB_BODY_STATIC || b->sleeping) continue; /* sleeping: not integrated */
 		int sub = 1;
 		ibRigidState next;
 		ib_integrate_body(w, b, h, &next, &b->substepHint, &sub);
@@ -161,7 +162,7 @@ static void higher_order_step(ibWorld* w, double h, int order)
 	}
 	for (int32_t i = 0; i < nb; ++i) {
 		ibBody* b = &w->bodies[i];
-		if (!b->inUse || b->type == IB_BODY_STATIC) continue;
+		if (!b->inUse || b->type == IB_BODY_STATIC || b->sleeping) continue;
 		ibRigidState acc = {IB_VEC3_ZERO, IB_VEC3_ZERO, {0, 0, 0, 0}, IB_VEC3_ZERO};
 		ibQuat ref = w->orderStates[(size_t)runs * (size_t)w->orderCapacity + (size_t)i].q;
 		for (int k = 1; k <= runs; ++k) {
@@ -188,7 +189,10 @@ static void higher_order_step(ibWorld* w, double h, int order)
 /* Item 2: collision detection at t0 of every (sub-)step; the contact solver's resolution follows it. */
 static void collide_t0(ibWorld* w, double h)
 {
-	if (ib_collision_detect(w) == IB_OK) ib_contacts_collide(w, h); /* items 3-5: collisions, contact joints */
+	ibResult r = ib_collision_detect(w);
+	if (r == IB_OK && ib_sleep_wake_touching(w)) /* sleeping islands touched by awake bodies (sleep.c) */
+		r = ib_collision_detect(w);              /* again: with the pairs of the woken bodies */
+	if (r == IB_OK) ib_contacts_collide(w, h); /* items 3-5: collisions, contact joints */
 	ib_soft_contacts_detect(w, h); /* particle-shape contacts: clamped rows in the soft sweeps */
 }
 
@@ -212,6 +216,7 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 	ibResult r = ib_joints_before_step(w, h);
 	if (r != IB_OK) return r;
 	ib_apply_force_modules(w, h);
+	ib_sleep_wake_touching(w);
 	if (ib_joints_velocity_inconsistent(w)) {
 		ib_joints_velocity_correction(w, h); /* project inconsistent velocities first */
 		w->stats.velocityIterations = 0;
@@ -238,6 +243,7 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 			advance(w, hs, 0);
 	}
 	w->canSubdivide = false;
+	ib_sleep_end_step(w, h); /* sleep timers, islands falling asleep (sleep.c) */
 
 	int32_t bad = -1;
 	for (int32_t i = 0; i < w->bodyHigh; ++i) {

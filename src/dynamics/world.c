@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "collision/collision_world.h"
+#include "dynamics/sleep.h"
 #include "dynamics/world.h"
 
 /* The only process-wide state: which world lives in which handle slot. It holds no settings
@@ -133,6 +134,7 @@ void ibDestroyWorld(ibWorldId id)
 	ib_joints_destroy_store(w);
 	ib_collision_destroy(w);
 	ib_contacts_destroy(w);
+	ib_sleep_destroy(w);
 	ib_soft_destroy_store(w);
 	for (int32_t i = 0; i < w->shapeHigh; ++i) {
 		ibShape* s = &w->shapes[i];
@@ -191,6 +193,7 @@ ibResult ibWorld_SetGravity(ibWorldId id, ibVec3 g)
 	if (!w) return IB_ERR_STALE_HANDLE;
 	if (!ibVec3_IsFinite(g)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "gravity must be finite");
 	w->gravity = g;
+	ib_sleep_wake_all(w);
 	return IB_OK;
 }
 
@@ -209,6 +212,7 @@ ibResult ibWorld_SetSolverSettings(ibWorldId id, const ibSolverSettings* s)
 	ibResult r = ib_validate_solver(s, msg, sizeof msg);
 	if (r != IB_OK) return ib_error(w, r, "%s", msg);
 	if (s->method != w->solver.method) w->solverGroupsVersion++;
+	if (!s->sleep.enabled) ib_sleep_wake_all(w);
 	w->solver = *s;
 	return IB_OK;
 }

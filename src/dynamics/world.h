@@ -45,6 +45,11 @@ typedef struct ibBody {
 	int32_t firstShape, lastShape;
 	int shapeCount;
 	uint32_t velVersion;    /* bumped by every impulse (joint prediction cache) */
+	/* sleeping (sleep.c): a sleeping body belongs to the island list headed by sleepHead */
+	bool sleeping;
+	bool enableSleep;
+	double sleepTime;       /* time the body has been below the sleep thresholds (s) */
+	int32_t sleepHead, sleepNext; /* sleeping island: first body and next body (-1 = end) */
 	ibMassData overrideData;
 	char* name;
 	void* userData;
@@ -128,6 +133,7 @@ struct ibWorld {
 	int32_t* groupMethod;
 	int32_t groupMethodCapacity;
 	uint32_t solverGroupsVersion; /* bumped when an island's method may have changed (basics reordered) */
+	struct ibSleepStore* sleep; /* islands and sleeping (sleep.c), NULL until the first step */
 };
 
 /* shape.c: free a shape's geometry data (mesh arrays, hull, triangle tree). */

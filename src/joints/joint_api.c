@@ -2,12 +2,20 @@
 #include <math.h>
 #include <string.h>
 
+#include "dynamics/sleep.h"
 #include "joints/joint_internal.h"
 
 #define GET_JOINT_OR(ret)                \
 	ibWorld* w;                          \
 	ibJoint* j = ib_joint_get(id, &w);   \
 	if (!j) return ret
+
+/* creating, destroying or changing a joint wakes the islands of its bodies (src/dynamics/sleep.c) */
+static void wake_bodies(ibWorld* w, const ibJointDef* d)
+{
+	ib_sleep_wake_body(w, d->bodyA.index1 - 1);
+	ib_sleep_wake_body(w, d->bodyB.index1 - 1);
+}
 
 static bool unit_ok(ibVec3 v) { return ibVec3_IsFinite(v) && ibLength(v) > 1e-12; }
 
@@ -160,6 +168,7 @@ ibJointId ibCreateJoint(ibWorldId worldId, const ibJointDef* d)
 	st->jointCount++;
 	st->basicsDirty = true;
 	ib_limits_count(st);
+	wake_bodies(w, &j->def);
 	return ib_joint_id(w, index);
 }
 
@@ -167,6 +176,7 @@ ibResult ibDestroyJoint(ibJointId id)
 {
 	GET_JOINT_OR(IB_ERR_STALE_HANDLE);
 	ibJointStore* st = w->joints;
+	wake_bodies(w, &j->def);
 	ib_joint_free_data(w, j);
 	j->inUse = false;
 	j->nextFree = st->jointFree;
@@ -285,7 +295,9 @@ ibResult ibJoint_SetMotor(ibJointId id, const ibMotorDef* m)
 	d.motor = *m;
 	ibBody *A, *B;
 	ibResult r = validate(w, &d, &A, &B);
-	return r != IB_OK ? r : set_motor(w, j, m);
+	if (r != IB_OK) return r;
+	wake_bodies(w, &j->def);
+	return set_motor(w, j, m);
 }
 
 int ibWorld_GetJointCount(ibWorldId wid)
@@ -320,6 +332,7 @@ ibResult ibJoint_SetLimit(ibJointId id, bool enable, double lower, double upper)
 	j->limitSide = 0;
 	j->limitAcc = j->limitAccVel = j->limitImpulse = 0.0;
 	ib_limits_count(w->joints);
+	wake_bodies(w, &j->def);
 	return IB_OK;
 }
 

@@ -361,6 +361,8 @@ static const ibSceneAttr bodyAttrTable[] = {
 	BODY_ATTR("angular_damping", IB_ATTR_REAL, def.angularDamping),
 	BODY_ATTR("gravity_scale", IB_ATTR_REAL, def.gravityScale),
 	BODY_ATTR("solver_group", IB_ATTR_INT, def.solverGroup),
+	BODY_ATTR("sleep", IB_ATTR_BOOL, def.enableSleep),
+	BODY_ATTR("awake", IB_ATTR_BOOL, def.isAwake),
 };
 /* clang-format on */
 
@@ -454,5 +456,18 @@ bool ibScene_ReadBody(ibSceneLoader* L, const xmlNode* node)
 		return false;
 	}
 	if (a.name != NULL && !rememberBody(L, node, a.name, body)) return false;
+	if (!a.def.isAwake) { /* asleep at the end of the load (setting the pose and velocity wakes it) */
+		if (L->asleepCount == L->asleepCapacity) {
+			int cap = L->asleepCapacity * 2 + 8;
+			ibBodyId* p = realloc(L->asleep, (size_t)cap * sizeof *p);
+			if (p == NULL) {
+				ibScene_Fail(L->err, IB_ERR_OUT_OF_MEMORY, ibScene_Line(node), "out of memory");
+				return false;
+			}
+			L->asleep = p;
+			L->asleepCapacity = cap;
+		}
+		L->asleep[L->asleepCount++] = body;
+	}
 	return readBodyContent(L, node, body, &a.def);
 }

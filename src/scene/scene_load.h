@@ -26,6 +26,8 @@ typedef struct ibSceneLoader {
 	xmlHashTable* bodyIds;    /**< name -> ibBodyId* (malloc'd) of every named body created */
 	ibWorldId world;          /**< world being built (null before the bodies pass) */
 	const char* path;         /**< the scene file (NULL for memory loads): base of relative OBJ file names */
+	ibBodyId* asleep;         /**< bodies with awake="false", put to sleep after the joints (malloc'd) */
+	int asleepCount, asleepCapacity;
 } ibSceneLoader;
 
 /** Parse a document (NULL after an error, which names the line libxml2 reported). */

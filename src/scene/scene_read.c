@@ -130,6 +130,10 @@ static const ibSceneAttr worldAttrTable[] = {
 	WORLD_ATTR("joint_velocity_sweeps", IB_ATTR_BOOL, solver.contact.jointVelocitySweeps),
 	WORLD_ATTR("contact_graph", IB_ATTR_BOOL, solver.contact.contactGraph),
 	WORLD_ATTR("shock_iterations", IB_ATTR_INT, solver.contact.shockIterations),
+	WORLD_ATTR("sleeping", IB_ATTR_BOOL, solver.sleep.enabled),
+	WORLD_ATTR("sleep_linear_threshold", IB_ATTR_REAL, solver.sleep.linearThreshold),
+	WORLD_ATTR("sleep_angular_threshold", IB_ATTR_REAL, solver.sleep.angularThreshold),
+	WORLD_ATTR("sleep_time", IB_ATTR_REAL, solver.sleep.timeToSleep),
 };
 /* clang-format on */
 
@@ -335,6 +339,12 @@ static bool readRoot(ibSceneLoader* L, const xmlNode* root)
 			if (!rootElements[k].read(L, c)) return false;
 		}
 	}
+	for (int i = 0; i < L->asleepCount; ++i) /* awake="false", now that the joints exist */
+		if (ibBody_SetAwake(L->asleep[i], false) != IB_OK) {
+			ibScene_Fail(L->err, IB_ERR_INVALID_ARGUMENT, 0, "cannot put body %d to sleep: %s", i,
+			             ibWorld_GetLastError(L->world));
+			return false;
+		}
 	return true;
 }
 
@@ -384,6 +394,7 @@ static ibResult loadXml(ibSceneErr* e, const char* xml, size_t length, const cha
 	if (L.materials != NULL) xmlHashFree(L.materials, freePayload);
 	if (L.bodyNames != NULL) xmlHashFree(L.bodyNames, NULL);
 	if (L.bodyIds != NULL) xmlHashFree(L.bodyIds, freePayload);
+	free(L.asleep);
 	xmlFreeDoc(doc);
 	if (!ok) {
 		if (!IB_IS_NULL(L.world)) ibDestroyWorld(L.world);

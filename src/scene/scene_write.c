@@ -201,6 +201,12 @@ static void writeWorld(ibSceneWriter* w, ibWorldId world)
 		ibSceneW_AttrText(w, "joint_velocity_sweeps", k.jointVelocitySweeps ? "true" : "false");
 	if (k.contactGraph != kd.contactGraph) ibSceneW_AttrText(w, "contact_graph", k.contactGraph ? "true" : "false");
 	if (k.shockIterations != kd.shockIterations) ibSceneW_AttrInt(w, "shock_iterations", k.shockIterations);
+	/* sleep settings, only where they differ from the defaults */
+	ibSleepSettings z = s.sleep, zd = ibDefaultWorldDef().solver.sleep;
+	if (z.enabled != zd.enabled) ibSceneW_AttrText(w, "sleeping", z.enabled ? "true" : "false");
+	if (z.linearThreshold != zd.linearThreshold) ibSceneW_AttrReal(w, "sleep_linear_threshold", z.linearThreshold);
+	if (z.angularThreshold != zd.angularThreshold) ibSceneW_AttrReal(w, "sleep_angular_threshold", z.angularThreshold);
+	if (z.timeToSleep != zd.timeToSleep) ibSceneW_AttrReal(w, "sleep_time", z.timeToSleep);
 	ibSceneW_Puts(w, "/>\n");
 	int top = ibWorld_GetMaxOverriddenGroup(world);
 	for (int g = 0; g <= top; ++g) {
@@ -324,6 +330,8 @@ static bool writeBody(ibSceneWriter* w, ibBodyId body, const char* name, const c
 	ibSceneW_AttrReal(w, "angular_damping", angular);
 	ibSceneW_AttrReal(w, "gravity_scale", ibBody_GetGravityScale(body));
 	if (ibBody_GetSolverGroup(body) != 0) ibSceneW_AttrInt(w, "solver_group", ibBody_GetSolverGroup(body));
+	if (!ibBody_IsSleepEnabled(body)) ibSceneW_AttrText(w, "sleep", "false");
+	if (!ibBody_IsAwake(body)) ibSceneW_AttrText(w, "awake", "false");
 	int count = ibBody_GetShapeCount(body);
 	bool override = ibBody_HasMassOverride(body);
 	if (count == 0 && !override) {
