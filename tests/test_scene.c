@@ -230,6 +230,16 @@ static void compareJointDefs(const ibJointDef* a, const ibJointDef* b, const cha
 		SAME(a->lowerLimit, b->lowerLimit, "%s lower limit", where);
 		SAME(a->upperLimit, b->upperLimit, "%s upper limit", where);
 	}
+	assert_int_equal(a->enableConeLimit, b->enableConeLimit);
+	assert_int_equal(a->enableTwistLimit, b->enableTwistLimit);
+	if (a->enableConeLimit) {
+		SAME(a->coneAngle, b->coneAngle, "%s cone angle", where);
+		SAME(a->coneAngle2, b->coneAngle2, "%s cone angle 2", where);
+	}
+	if (a->enableTwistLimit) {
+		SAME(a->lowerTwist, b->lowerTwist, "%s lower twist", where);
+		SAME(a->upperTwist, b->upperTwist, "%s upper twist", where);
+	}
 	const ibMotorDef *ma = &a->motor, *mb = &b->motor;
 	assert_int_equal(ma->mode, mb->mode);
 	if (ma->mode == IB_MOTOR_OFF) return;
@@ -609,6 +619,15 @@ static ibWorldId buildJointWorld(void)
 		case IB_JOINT_BALL:
 			if (t == N - 1) d.distance = 0.125; /* the distance variant */
 			d.collideConnected = true;
+			d.enableConeLimit = true; /* cone and twist limits (joint_limit_ball.c) */
+			d.coneAngle = 0.6;
+			if (t != N - 1) {
+				d.coneAngle2 = 0.9; /* elliptic */
+				d.enableTwistLimit = true;
+				d.lowerTwist = -0.4;
+				d.upperTwist = 0.55;
+				d.limitRestitution = 0.2;
+			}
 			break;
 		case IB_JOINT_DOUBLE_ROTATION:
 			assert_int_equal(ibJointDef_SetWorldAxes(&d, axis, other), IB_OK); /* angle from the poses */

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the contact scenes of scenes/ (pyramid20, dominoes, inclined_plane, cradle, wall252).
+"""Write the contact scenes of scenes/ (pyramid20, dominoes, inclined_plane, cradle, tippe_top, wall252, funnel1000).
 Usage: tools/gen_contact_scenes.py [OUTDIR]   (default: scenes/ next to this script's parent)."""
 import math, os, sys
 
@@ -75,10 +75,10 @@ def inclined_plane():
 
 def cradle():
     L, r = 3.0, 1.0
-    gap = 5e-4
+    gap = 0.0
     s = header("DIGEST 23.4 (Fig. 5.12): Newton's cradle, 5 balls (radius 1 m, 1 kg, e = 1) on hinges (axis y) "
                f"{num(L)} m below a static frame (rod length not given in the thesis: [R]); ball 0 is released from 45 "
-               f"degrees. The balls hang {num(gap)} m apart. h = 1e-3, eps_d = 1e-6, eps_v = eps_v,c = 1e-6, eps_c = 1e-3.",
+               f"degrees. The balls hang {num(gap)} m apart (touching, as in the thesis). h = 1e-3, eps_d = 1e-6, eps_v = eps_v,c = 1e-6, eps_c = 1e-3.",
                'gravity="0 0 -9.81" contact_tolerance="0.001" position_tolerance="1e-06" velocity_tolerance="1e-06" '
                'collision_tolerance="1e-06"', 'timestep="0.001" duration="4"')
     top = L + r
@@ -127,11 +127,84 @@ def wall252(shock):
     s += f'  <joint type="ball" name="rope" body_a="pivot" body_b="ball" anchor="{vec(*piv)}"/>\n'
     return s + "</ibdyn>\n"
 
+def tippe_top():
+    s = header("DIGEST 23.5 (Fig. 5.13a): tippe top. A sphere (radius 0.5 m, 100 kg/m^3) with a heavy disc inside "
+               "(cylinder r 0.35 m, 0.1 m thick, 40 kg, 0.25 m below the centre) and a short stem on top (capsule "
+               "r 0.04 m, tip 0.64 m from the centre): centre of mass 0.108 m below the sphere centre, principal "
+               "moments 7.94 (transverse, about the centre of mass) and 7.69 kg m^2 (axis). It starts tilted by "
+               "0.1 rad with 80 rad/s about its axis on a ground with mu = 0.6 (max mixing) and e = 0. Sliding friction "
+               "turns it over within about 6 s; it then spins on the stem with the sphere lifted off the ground "
+               "(tests/test_contact_tippe_top.c).",
+               'gravity="0 0 -9.81" restitution_mixing="max" friction_mixing="max"', 'timestep="0.001" duration="10"')
+    s += '  <material name="felt" restitution="0" static_friction="0.6" dynamic_friction="0.6"/>\n'
+    s += ('  <body name="ground" type="static" position="0 0 -0.5">\n'
+          '    <box half_extents="20 20 0.5" material="felt"/>\n  </body>\n')
+    s += ('  <body name="top" type="dynamic" position="0 0 0.5" rotation_axis_angle="1 0 0 0.1" angular_velocity="0 0 80">\n'
+          '    <sphere radius="0.5" density="100" material="felt"/>\n'
+          '    <cylinder radius="0.35" half_length="0.05" position="0 0 -0.25" mass="40" material="felt"/>\n'
+          '    <capsule radius="0.04" half_length="0.05" position="0 0 0.55" density="100" material="felt"/>\n'
+          '  </body>\n')
+    return s + "</ibdyn>\n"
+
+def qmul(a, b):
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return (aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw)
+
+def qaxis(axis, angle):
+    n = math.sqrt(sum(c * c for c in axis))
+    h = 0.5 * angle
+    return (math.cos(h),) + tuple(math.sin(h) * c / n for c in axis)
+
+def funnel1000():
+    import random
+    rnd = random.Random(5517)  # fixed seed: the scene is reproducible
+    a, z0, b, z1, t = 2.0, 10.0, 10.0, 20.0, 0.5  # opening / top half-widths at z0 / z1, wall thickness
+    s = header("DIGEST 23.1 (Fig. 5.7, Table 5.1): 1000 cubes (1 m, 1 kg) fall through a funnel onto the ground. "
+               "e = 0.8, mu_s = mu_d = 0.05 for all bodies (max mixing: a pair has exactly these values), Newton's law, "
+               "eps_v,c = 0.01 m/s, eps_d = 1e-4 m, h = 0.001 s, 8 s, no shock propagation. [R] The thesis gives no "
+               f"funnel geometry: here four static slabs ({num(t)} m thick) form an inverted square pyramid frustum, "
+               f"{num(2 * b)} m wide at z = {num(z1)}, with a {num(2 * a)} m x {num(2 * a)} m opening at z = {num(z0)}; "
+               "the cubes start in a 10 x 10 x 10 grid (1.5 m spacing, z = 22 ... 35.5 m) with small random rotations "
+               "(tools/gen_contact_scenes.py, seed 5517). bench/bench_contacts.c funnel1000 times it.",
+               'gravity="0 0 -9.81" collision_tolerance="0.01" contact_position_tolerance="0.0001" '
+               'restitution_mixing="max" friction_mixing="max"', 'timestep="0.001" duration="8"')
+    s += '  <material name="cube" restitution="0.8" static_friction="0.05" dynamic_friction="0.05"/>\n'
+    s += ground(mat='material="cube"')
+    dx, dz = b - a, z1 - z0
+    ls = math.hypot(dx, dz)
+    phi = math.atan2(dx, dz)  # the slab's local z (along the slope) is world z turned by phi about y
+    nin = (-dz / ls, dx / ls)  # inward normal of the +x wall in the x-z plane
+    mid = ((a + b) / 2, (z0 + z1) / 2)
+    cx, cz = mid[0] - nin[0] * t / 2, mid[1] - nin[1] * t / 2
+    s += '  <body name="funnel" type="static" position="0 0 0">\n'
+    for k in range(4):
+        qz = qaxis((0, 0, 1), k * math.pi / 2)
+        q = qmul(qz, qaxis((0, 1, 0), phi))
+        c, sn = math.cos(k * math.pi / 2), math.sin(k * math.pi / 2)
+        pos = (c * cx, sn * cx, cz)
+        s += (f'    <box half_extents="{vec(t / 2, b + t, ls / 2)}" position="{vec(*pos)}" rotation="{vec(*q)}" '
+              'material="cube"/>\n')
+    s += '  </body>\n'
+    n = 0
+    for k in range(10):
+        for j in range(10):
+            for i in range(10):
+                pos = ((i - 4.5) * 1.5, (j - 4.5) * 1.5, 22.0 + 1.5 * k)
+                ax = [rnd.uniform(-1, 1) for _ in range(3)]
+                ang = rnd.uniform(-0.3, 0.3)
+                rot = vec(*ax, ang) if any(abs(c) > 1e-9 for c in ax) else ""
+                s += box(f"c{n}", pos, (0.5, 0.5, 0.5), 1, 'material="cube"', rot)
+                n += 1
+    return s + "</ibdyn>\n"
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenes")
     for name, text in [("pyramid20", pyramid20()), ("dominoes", dominoes()), ("inclined_plane", inclined_plane()),
-                       ("cradle", cradle()), ("wall252", wall252(False)), ("wall252_shock", wall252(True))]:
-        sub = "large" if name.startswith(("pyramid", "wall")) else ""  # slow scenes: not in cli.sh's 5-step run
+                       ("cradle", cradle()), ("tippe_top", tippe_top()), ("wall252", wall252(False)),
+                       ("wall252_shock", wall252(True)), ("funnel1000", funnel1000())]:
+        sub = "large" if name.startswith(("pyramid", "wall", "funnel")) else ""  # slow scenes: not in cli.sh's 5-step run
         os.makedirs(os.path.join(out, sub), exist_ok=True)
         with open(os.path.join(out, sub, name + ".xml"), "w") as f:
             f.write(text)

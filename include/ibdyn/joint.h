@@ -86,7 +86,13 @@ typedef struct ibJointDef {
 	bool enableLimit;       /**< hinge angle / slider position limit (one-sided inequality rows, docs/joints.md) */
 	double lowerLimit;      /**< lower limit: hinge angle (rad, >= -pi) or slider position (m) */
 	double upperLimit;      /**< upper limit (rad, <= pi; or m), >= lowerLimit */
-	double limitRestitution; /**< restitution e in [0, 1] of a limit stop (0 = inelastic) */
+	double limitRestitution; /**< restitution e in [0, 1] of a limit stop (0 = inelastic); also the cone and twist limits */
+	bool enableConeLimit;   /**< ball joint: swing cone, angle between axisA and axisB <= coneAngle (docs/joints.md) */
+	double coneAngle;       /**< cone half-angle (rad, in (0, pi)); elliptic cone: the half-angle towards refA */
+	double coneAngle2;      /**< elliptic cone: half-angle towards axisA x refA (rad, in (0, pi)); 0 = circular (coneAngle) */
+	bool enableTwistLimit;  /**< ball joint: twist of refB about the axis relative to refA in [lowerTwist, upperTwist] */
+	double lowerTwist;      /**< lower twist limit (rad, >= -pi) */
+	double upperTwist;      /**< upper twist limit (rad, <= pi), >= lowerTwist */
 	bool collideConnected;  /**< let the two bodies collide (collision issue) */
 	const char* name;       /**< optional name (copied) */
 	void* userData;         /**< user pointer */
@@ -154,6 +160,15 @@ IB_API double ibJoint_GetLimitRestitution(ibJointId joint);
 /** Accumulated limit impulse of the last step (position + velocity correction; N s or N m s, >= 0;
  * 0 while the joint is inside its range). */
 IB_API double ibJoint_GetLimitImpulse(ibJointId joint);
+/** Enable/disable the swing cone of a ball joint (half-angles in (0, pi); angle2 = 0: circular). */
+IB_API ibResult ibJoint_SetConeLimit(ibJointId joint, bool enable, double angle, double angle2);
+/** Enable/disable the twist limit of a ball joint (rad, -pi <= lower <= upper <= pi). */
+IB_API ibResult ibJoint_SetTwistLimit(ibJointId joint, bool enable, double lower, double upper);
+/** Swing angle (between axisA and axisB, rad in [0, pi]) and twist (rad, refB relative to refA about
+ * the axis after the shortest swing) of a joint's frames; either pointer may be NULL. */
+IB_API ibResult ibJoint_GetSwingTwist(ibJointId joint, double* swing, double* twist);
+/** Accumulated cone and twist limit impulses of the last step (N m s, >= 0); either pointer may be NULL. */
+IB_API ibResult ibJoint_GetBallLimitImpulses(ibJointId joint, double* cone, double* twist);
 /** Number of live joints. */
 IB_API int ibWorld_GetJointCount(ibWorldId world);
 /** Write up to capacity joint handles (index order); returns the number of live joints. */

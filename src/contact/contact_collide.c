@@ -3,9 +3,10 @@
  * velocity -e u_n (fixed when it is first found colliding); Poisson (eq. 5.3): target 0, then the
  * restitution impulse e p_n as the last iteration. The accumulated normal impulse of a point never
  * pulls (eqs 5.6/5.7), Coulomb friction is applied in the same loop (eqs 5.8-5.10), and with joints
- * one joint velocity-correction sweep follows every collision sweep (§5.4.1). A point that an
- * impulse elsewhere makes approach faster than eps_rc becomes a new collision. The loop ends when
- * every point is within eps_v,c of its target (or released with zero impulse), or at the cap. */
+ * one joint velocity-correction sweep follows every collision sweep (§5.4.1). The loop ends when
+ * every point is within eps_v,c of its target (or released with zero impulse), or at the cap.
+ * Propagation rounds ([R], next_round below): a point that impulses elsewhere make approach faster
+ * than eps_rc becomes a new collision in the next round, not in the running loop. */
 #include <math.h>
 
 #include "collision/collision_world.h"
@@ -58,11 +59,7 @@ static bool collide_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void*
 	(void)cs;
 	const CollideCtx* x = ctx;
 	double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
-	if (c->kind != IB_CONTACT_COLLIDING) {
-		if (un > -x->rest) return false;
-		c->kind = IB_CONTACT_COLLIDING; /* a new collision caused by impulses at other points */
-		c->target = w->solver.contact.restitutionLaw == IB_RESTITUTION_NEWTON ? -c->e * un : 0.0;
-	}
+	if (c->kind != IB_CONTACT_COLLIDING) return false; /* new collisions wait for the next round */
 	double delta = c->target - un;
 	double dN = 0.0;
 	if (fabs(delta) > x->tol && !(delta < 0.0 && c->accN <= 0.0)) {
@@ -73,6 +70,35 @@ static bool collide_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void*
 	}
 	bool fr = ib_contact_friction_velocity(w, c, dN, x->tol);
 	return dN != 0.0 || fr;
+}
+
+/* Propagation rounds ([R], beyond the thesis' single loop): after a round has converged, the points
+ * that its impulses made approach faster than eps_rc (a resting neighbour of a colliding point, e.g.
+ * the touching balls of Newton's cradle) are the next round's collisions, with targets from their
+ * approach speed now; the previous round's points leave the loop with their impulses applied
+ * (a later round starts them at zero accumulated impulse, so nothing of an earlier round is pulled
+ * back). Resolving these points inside the running loop instead makes them simultaneous with the
+ * point that caused them: the struck ball then keeps pushing its neighbour after handing the
+ * impulse on, and a cradle of touching balls gains energy (one ball released: +79 J). Returns the
+ * number of new collisions. */
+static int next_round(ibWorld* w, ibContactStore* cs, double rest, bool poisson)
+{
+	int n = 0;
+	for (int32_t k = 0; k < cs->count; ++k) {
+		ibContactRow* c = &cs->pts[k];
+		double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
+		if (un > -rest) {
+			if (c->kind == IB_CONTACT_COLLIDING) c->kind = IB_CONTACT_RESTING; /* re-classified by the caller */
+			continue;
+		}
+		c->kind = IB_CONTACT_COLLIDING;
+		c->target = poisson ? 0.0 : -c->e * un;
+		c->accN = 0.0;
+		c->accT = IB_VEC3_ZERO;
+		c->sticking = false;
+		++n;
+	}
+	return n;
 }
 
 static bool joint_velocity_sweep(ibWorld* w, void* ctx)
@@ -104,19 +130,23 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs)
 	CollideCtx x = {tol, rest};
 	ibContactLoop loop = {collide_point, joints ? joint_velocity_sweep : NULL, &x, set->maxCollisionIterations};
 	bool active = false;
-	int it = ib_contacts_run(w, cs, &loop, &active);
-	if (poisson) { /* restitution impulses as the last iteration (§5.2.2, §5.2.5) */
-		for (int32_t k = 0; k < cs->count; ++k) {
-			ibContactRow* c = &cs->pts[k];
-			if (c->kind != IB_CONTACT_COLLIDING || c->accN <= 0.0 || c->e <= 0.0) continue;
-			double dN = c->e * c->accN;
-			c->accN += dN;
-			ib_contact_apply(w, c, ibScale(dN, c->n));
-			ib_contact_friction_velocity(w, c, dN, tol);
+	int it = 0;
+	do {
+		loop.cap = set->maxCollisionIterations - it;
+		it += ib_contacts_run(w, cs, &loop, &active);
+		if (poisson) { /* restitution impulses as the last iteration (§5.2.2, §5.2.5) */
+			for (int32_t k = 0; k < cs->count; ++k) {
+				ibContactRow* c = &cs->pts[k];
+				if (c->kind != IB_CONTACT_COLLIDING || c->accN <= 0.0 || c->e <= 0.0) continue;
+				double dN = c->e * c->accN;
+				c->accN += dN;
+				ib_contact_apply(w, c, ibScale(dN, c->n));
+				ib_contact_friction_velocity(w, c, dN, tol);
+			}
+			if (joints)
+				for (int i = 0; i < set->maxCollisionIterations && ib_joints_velocity_sweep(w); ++i) {}
 		}
-		if (joints)
-			for (int i = 0; i < set->maxCollisionIterations && ib_joints_velocity_sweep(w); ++i) {}
-	}
+	} while (it < set->maxCollisionIterations && next_round(w, cs, rest, poisson) > 0);
 	double res = 0.0;
 	if (active)
 		for (int32_t k = 0; k < cs->count; ++k) {

@@ -7,10 +7,19 @@
  * step with reduced length at a time of contact (§4.1). Only the position/velocity state moves. */
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "collision/collision_world.h"
 #include "dynamics/sleep.h"
 #include "dynamics/world.h"
+
+/* Wall clock (ms) for the timing fields of ibStepStats. */
+static double now_ms(void)
+{
+	struct timespec ts;
+	if (timespec_get(&ts, TIME_UTC) != TIME_UTC) return 0.0;
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 
 static bool body_finite(const ibBody* b)
 {
@@ -76,10 +85,14 @@ static void advance(ibWorld* w, double h, int depth)
 	w->stats.converged = true;
 	w->canSubdivide = snap;
 	ib_joints_position_correction(w, h);
+	double t0 = now_ms();
 	ib_contacts_position_correction(w, h);
+	w->stats.contactMs += now_ms() - t0;
 	integrate_all(w, h);
 	ib_joints_velocity_correction(w, h);
+	t0 = now_ms();
 	ib_contacts_velocity_correction(w, h);
+	w->stats.contactMs += now_ms() - t0;
 	if (w->stats.converged || !snap) {
 		w->stats.converged = w->stats.converged && outer;
 		w->stats.stepSubdivisions += 1;
@@ -189,10 +202,14 @@ static void higher_order_step(ibWorld* w, double h, int order)
 /* Item 2: collision detection at t0 of every (sub-)step; the contact solver's resolution follows it. */
 static void collide_t0(ibWorld* w, double h)
 {
+	double t0 = now_ms();
 	ibResult r = ib_collision_detect(w);
 	if (r == IB_OK && ib_sleep_wake_touching(w)) /* sleeping islands touched by awake bodies (sleep.c) */
 		r = ib_collision_detect(w);              /* again: with the pairs of the woken bodies */
+	double t1 = now_ms();
 	if (r == IB_OK) ib_contacts_collide(w, h); /* items 3-5: collisions, contact joints */
+	w->stats.detectionMs += t1 - t0;
+	w->stats.collisionMs += now_ms() - t1;
 	ib_soft_contacts_detect(w, h); /* particle-shape contacts: clamped rows in the soft sweeps */
 }
 

@@ -49,6 +49,7 @@ static ibResult validate(ibWorld* w, const ibJointDef* d, ibBody** A, ibBody** B
 	if (d->type == IB_JOINT_VELOCITY && (d->linearDofs > 7u || d->angularDofs > 7u || (d->linearDofs | d->angularDofs) == 0))
 		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "velocity joint needs DOF bits (1..7) for linear and/or angular rows");
 	if (ib_limit_validate(w, d->type, d->enableLimit, d->lowerLimit, d->upperLimit, d->limitRestitution) != IB_OK) return IB_ERR_INVALID_ARGUMENT;
+	if (ib_ball_limit_validate(w, d) != IB_OK) return IB_ERR_INVALID_ARGUMENT;
 	const ibMotorDef* m = &d->motor;
 	if (m->mode != IB_MOTOR_OFF) {
 		if (d->type != IB_JOINT_HINGE && d->type != IB_JOINT_SLIDER)
@@ -366,4 +367,51 @@ double ibJoint_GetLimitImpulse(ibJointId id)
 {
 	ibJoint* j = ib_joint_get(id, NULL);
 	return j ? j->limitImpulse : 0.0;
+}
+
+ibResult ibJoint_SetConeLimit(ibJointId id, bool enable, double angle, double angle2)
+{
+	GET_JOINT_OR(IB_ERR_STALE_HANDLE);
+	ibJointDef d = j->def;
+	d.enableConeLimit = enable;
+	d.coneAngle = angle;
+	d.coneAngle2 = angle2;
+	ibResult r = ib_ball_limit_validate(w, &d);
+	if (r != IB_OK) return r;
+	j->def = d;
+	j->coneRow = (ibLimitRow){0};
+	ib_limits_count(w->joints);
+	return IB_OK;
+}
+
+ibResult ibJoint_SetTwistLimit(ibJointId id, bool enable, double lower, double upper)
+{
+	GET_JOINT_OR(IB_ERR_STALE_HANDLE);
+	ibJointDef d = j->def;
+	d.enableTwistLimit = enable;
+	d.lowerTwist = lower;
+	d.upperTwist = upper;
+	ibResult r = ib_ball_limit_validate(w, &d);
+	if (r != IB_OK) return r;
+	j->def = d;
+	j->twistRow = (ibLimitRow){0};
+	ib_limits_count(w->joints);
+	return IB_OK;
+}
+
+ibResult ibJoint_GetSwingTwist(ibJointId id, double* swing, double* twist)
+{
+	GET_JOINT_OR(IB_ERR_STALE_HANDLE);
+	if (j->def.type == IB_JOINT_SPRING || j->def.type == IB_JOINT_VELOCITY)
+		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "spring and velocity joints have no joint frames");
+	ib_ball_swing_twist(w, j, swing, twist);
+	return IB_OK;
+}
+
+ibResult ibJoint_GetBallLimitImpulses(ibJointId id, double* cone, double* twist)
+{
+	GET_JOINT_OR(IB_ERR_STALE_HANDLE);
+	if (cone) *cone = j->coneRow.impulse;
+	if (twist) *twist = j->twistRow.impulse;
+	return IB_OK;
 }

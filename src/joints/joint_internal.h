@@ -79,6 +79,15 @@ struct ibBasic {
 	int iterations;
 };
 
+/* One one-sided angular limit row of a ball joint in this step (joint_limit_ball.c). */
+typedef struct ibLimitRow {
+	int8_t side;      /* cone: 1 active; twist: +1 lower, -1 upper; 0 inactive */
+	double acc;       /* accumulated impulse of the joint correction (>= 0) */
+	double accVel;    /* accumulated impulse of the velocity correction (>= 0) */
+	double approach;  /* approach speed at t0 (restitution), >= 0 */
+	double impulse;   /* reported: acc + accVel */
+} ibLimitRow;
+
 typedef struct ibJoint {
 	ibJointDef def;     /* as created (schedule pointers -> sched arrays below) */
 	bool inUse;
@@ -108,6 +117,7 @@ typedef struct ibJoint {
 	double limitAccVel;    /* accumulated impulse of the velocity correction (>= 0) */
 	double limitApproach;  /* approach speed towards the active limit at t0 (>= 0) */
 	double limitImpulse;   /* reported: limitAcc + limitAccVel */
+	ibLimitRow coneRow, twistRow; /* ball joint cone and twist limits (joint_limit_ball.c) */
 } ibJoint;
 
 /* Method classes; the basic joints are stored grouped by class in this order (solver_groups.c). */
@@ -198,14 +208,16 @@ void ib_limits_velocity_correction(ibWorld* w, double h);
 bool ib_limits_position_sweep(ibWorld* w, double h);
 bool ib_limits_velocity_sweep(ibWorld* w);
 
-/* joint_limit.c: hinge angle / slider position limits as one-sided rows (§5.4.3) */
-ibResult ib_limit_validate(ibWorld* w, ibJointType type, bool enable, double lower, double upper, double e);
-void ib_limits_count(ibJointStore* st);
-void ib_limits_begin(ibWorld* w, double h);
-void ib_limits_position_correction(ibWorld* w, double h);
-void ib_limits_velocity_correction(ibWorld* w, double h);
-bool ib_limits_position_sweep(ibWorld* w, double h);
-bool ib_limits_velocity_sweep(ibWorld* w);
+/* joint_limit_ball.c: swing cone and twist limits of ball joints, the same one-sided rows */
+ibResult ib_ball_limit_validate(ibWorld* w, const ibJointDef* d);
+bool ib_ball_limited(const ibJoint* j);
+void ib_ball_limits_begin(ibWorld* w, double h);
+bool ib_ball_limits_position_sweep(ibWorld* w, double h);
+void ib_ball_limits_velocity_begin(ibWorld* w);
+bool ib_ball_limits_velocity_sweep(ibWorld* w);
+void ib_ball_limits_end(ibWorld* w);
+/* swing angle, twist of joint j at the current poses */
+void ib_ball_swing_twist(const ibWorld* w, const ibJoint* j, double* swing, double* twist);
 
 /* solver_lgs_sparse.c: general sparse LGS (CHOLMOD) for joint graphs with loops and redundant rows */
 ibResult ib_lgs_sparse_position_correction(ibWorld* w, double h);

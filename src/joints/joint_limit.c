@@ -39,7 +39,7 @@ void ib_limits_count(ibJointStore* st)
 {
 	st->limitCount = 0;
 	for (int32_t i = 0; i < st->jointHigh; ++i)
-		if (st->joints[i].inUse && st->joints[i].def.enableLimit) st->limitCount++;
+		if (st->joints[i].inUse && (st->joints[i].def.enableLimit || ib_ball_limited(&st->joints[i]))) st->limitCount++;
 }
 
 static bool is_limited(const ibJoint* j) { return j->inUse && j->def.enableLimit; }
@@ -146,6 +146,7 @@ bool ib_limits_position_sweep(ibWorld* w, double h)
 		apply(w, j, n, pb, dL);
 		if (fabs(g) > tolerance(w, j)) moved = true;
 	}
+	if (ib_ball_limits_position_sweep(w, h)) moved = true; /* cone and twist rows (joint_limit_ball.c) */
 	return moved;
 }
 
@@ -157,6 +158,7 @@ void ib_limits_begin(ibWorld* w, double h)
 	ibJointStore* st = w->joints;
 	if (!st || st->limitCount == 0) return;
 	st->limitPhase = 0;
+	ib_ball_limits_begin(w, h);
 	double eps_rc = ib_contact_resting_speed(w);
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
@@ -211,6 +213,7 @@ bool ib_limits_velocity_sweep(ibWorld* w)
 		apply(w, j, n, pb, dL);
 		if (fabs(v - target) > w->solver.velocityTolerance) moved = true;
 	}
+	if (ib_ball_limits_velocity_sweep(w)) moved = true;
 	return moved;
 }
 
@@ -231,6 +234,7 @@ void ib_limits_velocity_correction(ibWorld* w, double h)
 			j->limitSide = side_of(j, coordinate(w, j, &pA, &pB, &n, &pb), tolerance(w, j), &g);
 		}
 	}
+	ib_ball_limits_velocity_begin(w);
 	int it = 0;
 	bool moved = true;
 	while (moved && it < w->solver.maxVelocityIterations) {
@@ -243,4 +247,5 @@ void ib_limits_velocity_correction(ibWorld* w, double h)
 		ibJoint* j = &st->joints[i];
 		if (is_limited(j)) j->limitImpulse = j->limitAcc + j->limitAccVel;
 	}
+	ib_ball_limits_end(w);
 }

@@ -53,6 +53,10 @@ enum {
 	J_LOWER_LIMIT,
 	J_UPPER_LIMIT,
 	J_LIMIT_RESTITUTION,
+	J_CONE_ANGLE,
+	J_CONE_ANGLE2,
+	J_LOWER_TWIST,
+	J_UPPER_TWIST,
 	J_ATTR_COUNT
 };
 
@@ -89,6 +93,10 @@ static const ibSceneAttr jointAttrTable[J_ATTR_COUNT] = {
 	[J_LOWER_LIMIT] = JOINT_ATTR("lower_limit", IB_ATTR_REAL, def.lowerLimit),
 	[J_UPPER_LIMIT] = JOINT_ATTR("upper_limit", IB_ATTR_REAL, def.upperLimit),
 	[J_LIMIT_RESTITUTION] = JOINT_ATTR("limit_restitution", IB_ATTR_REAL, def.limitRestitution),
+	[J_CONE_ANGLE] = JOINT_ATTR("cone_angle", IB_ATTR_REAL, def.coneAngle),
+	[J_CONE_ANGLE2] = JOINT_ATTR("cone_angle2", IB_ATTR_REAL, def.coneAngle2),
+	[J_LOWER_TWIST] = JOINT_ATTR("lower_twist", IB_ATTR_REAL, def.lowerTwist),
+	[J_UPPER_TWIST] = JOINT_ATTR("upper_twist", IB_ATTR_REAL, def.upperTwist),
 };
 /* clang-format on */
 
@@ -129,6 +137,18 @@ static bool checkLimits(ibSceneLoader* L, const xmlNode* node, const bool* prese
 		return false;
 	}
 	d->enableLimit = present[J_LOWER_LIMIT];
+	if (present[J_LOWER_TWIST] != present[J_UPPER_TWIST]) {
+		ibScene_NodeError(L->err, node, "attribute '%s' of <joint> needs '%s' (a twist limit has both bounds)",
+		                  present[J_LOWER_TWIST] ? "lower_twist" : "upper_twist",
+		                  present[J_LOWER_TWIST] ? "upper_twist" : "lower_twist");
+		return false;
+	}
+	d->enableTwistLimit = present[J_LOWER_TWIST];
+	if (present[J_CONE_ANGLE2] && !present[J_CONE_ANGLE]) {
+		ibScene_NodeError(L->err, node, "attribute 'cone_angle2' of <joint> needs 'cone_angle'");
+		return false;
+	}
+	d->enableConeLimit = present[J_CONE_ANGLE];
 	return true;
 }
 

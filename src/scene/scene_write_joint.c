@@ -155,6 +155,14 @@ static bool writeJoint(ibSceneWriter* w, const ibJointDef* d, const char* bodyA,
 		ibSceneW_AttrReal(w, "lower_limit", d->lowerLimit);
 		ibSceneW_AttrReal(w, "upper_limit", d->upperLimit);
 	}
+	if (d->enableConeLimit) {
+		ibSceneW_AttrReal(w, "cone_angle", d->coneAngle);
+		if (notPlusZero(d->coneAngle2)) ibSceneW_AttrReal(w, "cone_angle2", d->coneAngle2);
+	}
+	if (d->enableTwistLimit) {
+		ibSceneW_AttrReal(w, "lower_twist", d->lowerTwist);
+		ibSceneW_AttrReal(w, "upper_twist", d->upperTwist);
+	}
 	if (notPlusZero(d->limitRestitution)) ibSceneW_AttrReal(w, "limit_restitution", d->limitRestitution);
 	if (d->motor.mode == IB_MOTOR_OFF) {
 		ibSceneW_Puts(w, "/>\n");

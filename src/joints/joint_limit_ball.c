@@ -1,0 +1,286 @@
+/* Swing cone and twist limits of ball joints ([R] §5.4.3 extended): two one-sided angular rows per
+ * joint, treated like the hinge/slider limits of joint_limit.c (and the contact joints of §5.3).
+ *
+ * Frames: a = A's joint axis (localAxisA), r1 = A's reference vector (localRefA, made orthogonal to
+ * a), r2 = a x r1; b = B's joint axis (localAxisB), rb = B's reference vector (orthogonal to b).
+ * Swing theta = angle(a, b) in [0, pi], azimuth psi = atan2(b.r2, b.r1) of b about a.
+ * Twist tau = angle of S rb relative to r1 about a, S the shortest rotation taking b onto a.
+ * Rows, each a gap C >= 0 with its gradient G in the relative angular velocity (dC/dt = G.(wB - wA)):
+ *   cone:  C = theta_max(psi) - theta, theta_max = (cos^2 psi / t1^2 + sin^2 psi / t2^2)^(-1/2)
+ *          (t1 = coneAngle, t2 = coneAngle2; circular: t1), G = theta_max'(psi) grad psi - n with
+ *          n = a x b / |a x b| and grad psi = (b x e_psi) / sin theta, e_psi = -sin psi r1 + cos psi r2;
+ *   twist: C = s (tau - limit) (s = +1 lower, -1 upper), G = s (a + b) / (1 + a.b).
+ * (Both gradients were checked against central differences of C under small rotations.)
+ * An angular impulse lambda G acts on B and -lambda G on A (lambda >= 0 accumulated), k = G^T (J_A^-1
+ * + J_B^-1) G at t0; the joint correction drives the predicted C' to >= 0 (dL = -C' / (h k)) to within
+ * angularTolerance, the velocity correction removes an approaching dC/dt (target e times the approach
+ * speed at t0 when it exceeded eps_rc, the contacts' resting threshold) like joint_limit.c, with one
+ * difference: the clamp is on the step's total impulse (acc + accVel >= 0), so the velocity
+ * correction also takes back the separating velocity that the joint correction gave a row it pushed
+ * (a body started outside its cone is put on the boundary without being shot back into the cone). */
+#include <math.h>
+
+#include "contact/contact_internal.h"
+#include "joints/joint_internal.h"
+
+typedef struct BallFrame {
+	ibVec3 a, r1, r2, b, rb;
+} BallFrame;
+
+static ibVec3 ortho_unit(ibVec3 v, ibVec3 axis)
+{
+	ibVec3 u = ibSub(v, ibScale(ibDot(v, axis), axis));
+	double l = ibLength(u);
+	return l > 1e-12 ? ibScale(1.0 / l, u) : ibPerpendicular(axis);
+}
+
+static BallFrame frame(const ibWorld* w, const ibJoint* j, const ibPose* pA, const ibPose* pB)
+{
+	const ibBody* A = &w->bodies[j->def.bodyA.index1 - 1];
+	const ibBody* B = &w->bodies[j->def.bodyB.index1 - 1];
+	BallFrame f;
+	f.a = ibNormalize(ib_pose_vector(pA, ib_user_to_principal_vector(A, j->def.localAxisA)));
+	f.r1 = ortho_unit(ib_pose_vector(pA, ib_user_to_principal_vector(A, j->def.localRefA)), f.a);
+	f.r2 = ibCross(f.a, f.r1);
+	f.b = ibNormalize(ib_pose_vector(pB, ib_user_to_principal_vector(B, j->def.localAxisB)));
+	f.rb = ortho_unit(ib_pose_vector(pB, ib_user_to_principal_vector(B, j->def.localRefB)), f.b);
+	return f;
+}
+
+static double swing_of(const BallFrame* f) { return atan2(ibLength(ibCross(f->a, f->b)), ibDot(f->a, f->b)); }
+
+/* Twist: rb carried by the shortest rotation b -> a (R = I + [k]x + [k]x^2 / (1 + c), k = b x a). */
+static double twist_of(const BallFrame* f)
+{
+	ibVec3 k = ibCross(f->b, f->a);
+	double c = ibDot(f->b, f->a);
+	if (!(c > -1.0 + 1e-12)) c = -1.0 + 1e-12; /* b = -a: twist undefined, any value is consistent */
+	ibVec3 v = ibAdd(ibAdd(f->rb, ibCross(k, f->rb)), ibScale(1.0 / (1.0 + c), ibSub(ibScale(ibDot(k, f->rb), k), ibScale(ibDot(k, k), f->rb))));
+	return atan2(ibDot(ibCross(f->r1, v), f->a), ibDot(f->r1, v));
+}
+
+/* Cone gap C and gradient G (for theta -> 0 the gap is positive and G is never used there). */
+static double cone_row(const ibJoint* j, const BallFrame* f, ibVec3* G)
+{
+	double theta = swing_of(f);
+	double t1 = j->def.coneAngle, t2 = j->def.coneAngle2 > 0.0 ? j->def.coneAngle2 : t1;
+	double x = ibDot(f->b, f->r1), y = ibDot(f->b, f->r2);
+	double psi = atan2(y, x), cp = cos(psi), sp = sin(psi);
+	double q = cp * cp / (t1 * t1) + sp * sp / (t2 * t2);
+	double tmax = 1.0 / sqrt(q);
+	if (G) {
+		ibVec3 axb = ibCross(f->a, f->b);
+		double s = ibLength(axb);
+		ibVec3 n = s > 1e-12 ? ibScale(1.0 / s, axb) : f->r2;
+		*G = ibNeg(n);
+		if (t1 != t2 && s > 1e-12) {
+			double dmax = -pow(q, -1.5) * sp * cp * (1.0 / (t2 * t2) - 1.0 / (t1 * t1));
+			ibVec3 ep = ibAdd(ibScale(-sp, f->r1), ibScale(cp, f->r2));
+			*G = ibAdd(*G, ibScale(dmax / s, ibCross(f->b, ep)));
+		}
+	}
+	return tmax - theta;
+}
+
+/* Twist gap for side s and gradient G. */
+static double twist_row(const ibJoint* j, const BallFrame* f, int8_t s, ibVec3* G)
+{
+	double tau = twist_of(f);
+	if (G) *G = ibScale(s / fmax(1.0 + ibDot(f->a, f->b), 1e-12), ibAdd(f->a, f->b));
+	return s > 0 ? tau - j->def.lowerTwist : j->def.upperTwist - tau;
+}
+
+/* Row 0 = cone, 1 = twist. */
+static ibLimitRow* row_of(ibJoint* j, int r) { return r == 0 ? &j->coneRow : &j->twistRow; }
+static bool row_enabled(const ibJoint* j, int r) { return r == 0 ? j->def.enableConeLimit : j->def.enableTwistLimit; }
+
+static double gap(const ibJoint* j, int r, const BallFrame* f, int8_t side, ibVec3* G)
+{
+	return r == 0 ? cone_row(j, f, G) : twist_row(j, f, side, G);
+}
+
+/* Side that is violated or within tol at f (0 if none); *g = its gap. */
+static int8_t side_at(const ibJoint* j, int r, const BallFrame* f, double tol, double* g)
+{
+	if (r == 0) {
+		*g = cone_row(j, f, NULL);
+		return *g <= tol ? 1 : 0;
+	}
+	double tau = twist_of(f), lo = tau - j->def.lowerTwist, up = j->def.upperTwist - tau;
+	if (lo <= tol && lo <= up) return *g = lo, 1;
+	if (up <= tol) return *g = up, -1;
+	return *g = fmin(lo, up), 0;
+}
+
+static ibPose pose_of(const ibWorld* w, ibBodyId id) { return ib_body_pose(&w->bodies[id.index1 - 1]); }
+
+static double response(const ibWorld* w, const ibJoint* j, ibVec3 G)
+{
+	const ibBody* A = &w->bodies[j->def.bodyA.index1 - 1];
+	const ibBody* B = &w->bodies[j->def.bodyB.index1 - 1];
+	ibMat3 K = ibMat3_Zero();
+	if (ib_is_dynamic(A)) K = ibMat3_Add(K, A->invInertiaW);
+	if (ib_is_dynamic(B)) K = ibMat3_Add(K, B->invInertiaW);
+	return ibDot(G, ibMat3_MulV(K, G));
+}
+
+static double rate(const ibWorld* w, const ibJoint* j, ibVec3 G)
+{
+	const ibBody* A = &w->bodies[j->def.bodyA.index1 - 1];
+	const ibBody* B = &w->bodies[j->def.bodyB.index1 - 1];
+	return ibDot(G, ibSub(B->st.w, A->st.w));
+}
+
+static void apply(ibWorld* w, const ibJoint* j, ibVec3 G, double lambda)
+{
+	ibVec3 p = ibScale(lambda, G);
+	ib_body_apply_angular_impulse(&w->bodies[j->def.bodyB.index1 - 1], p);
+	ib_body_apply_angular_impulse(&w->bodies[j->def.bodyA.index1 - 1], ibNeg(p));
+}
+
+ibResult ib_ball_limit_validate(ibWorld* w, const ibJointDef* d)
+{
+	if (!d->enableConeLimit && !d->enableTwistLimit) return IB_OK;
+	if (d->type != IB_JOINT_BALL) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "cone and twist limits exist only on ball joints");
+	if (d->enableConeLimit && !(isfinite(d->coneAngle) && d->coneAngle > 0.0 && d->coneAngle < IB_PI &&
+	                            isfinite(d->coneAngle2) && d->coneAngle2 >= 0.0 && d->coneAngle2 < IB_PI))
+		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "cone half-angles must lie in (0, pi) (coneAngle2 = 0: circular)");
+	if (d->enableTwistLimit && !(isfinite(d->lowerTwist) && isfinite(d->upperTwist) && d->lowerTwist <= d->upperTwist &&
+	                             d->lowerTwist >= -IB_PI && d->upperTwist <= IB_PI))
+		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "twist limits must satisfy -pi <= lowerTwist <= upperTwist <= pi");
+	return IB_OK;
+}
+
+bool ib_ball_limited(const ibJoint* j) { return j->inUse && (j->def.enableConeLimit || j->def.enableTwistLimit); }
+
+void ib_ball_swing_twist(const ibWorld* w, const ibJoint* j, double* swing, double* twist)
+{
+	ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
+	BallFrame f = frame(w, j, &pA, &pB);
+	if (swing) *swing = swing_of(&f);
+	if (twist) *twist = twist_of(&f);
+}
+
+/* Start of the joint correction: reset the rows, record approach speeds at t0 (before any impulse). */
+void ib_ball_limits_begin(ibWorld* w, double h)
+{
+	ibJointStore* st = w->joints;
+	double eps_rc = ib_contact_resting_speed(w), tol = w->solver.angularTolerance;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!ib_ball_limited(j)) continue;
+		ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
+		BallFrame f = frame(w, j, &pA, &pB);
+		for (int r = 0; r < 2; ++r) {
+			ibLimitRow* row = row_of(j, r);
+			*row = (ibLimitRow){0};
+			if (!row_enabled(j, r)) continue;
+			ibVec3 G;
+			int8_t s = 1;
+			if (r == 1) { /* twist: the side it moves towards */
+				ibVec3 g1;
+				twist_row(j, &f, 1, &g1);
+				s = rate(w, j, g1) < 0.0 ? 1 : -1;
+			}
+			double c = gap(j, r, &f, s, &G), v = rate(w, j, G);
+			if (v < 0.0 && c <= -v * h + tol && -v > eps_rc) row->approach = -v;
+		}
+	}
+}
+
+/* One sweep of the rows in the joint correction; true if some row was corrected by more than eps_d. */
+bool ib_ball_limits_position_sweep(ibWorld* w, double h)
+{
+	ibJointStore* st = w->joints;
+	bool moved = false;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!ib_ball_limited(j)) continue;
+		const ibPose* qa = ib_solver_predicted(w, st, j->def.bodyA.index1 - 1, h);
+		const ibPose* qb = ib_solver_predicted(w, st, j->def.bodyB.index1 - 1, h);
+		BallFrame fp = frame(w, j, qa, qb);
+		for (int r = 0; r < 2; ++r) {
+			ibLimitRow* row = row_of(j, r);
+			if (!row_enabled(j, r)) continue;
+			double g;
+			if (row->side == 0) {
+				row->side = side_at(j, r, &fp, 0.0, &g);
+				if (row->side == 0) continue;
+			}
+			g = gap(j, r, &fp, row->side, NULL);
+			if (!(g < 0.0 || (g > 0.0 && row->acc > 0.0))) continue;
+			ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
+			BallFrame f0 = frame(w, j, &pA, &pB);
+			ibVec3 G;
+			gap(j, r, &f0, row->side, &G);
+			double k = response(w, j, G);
+			if (!(k > 0.0)) continue;
+			double dL = -g / (h * k);
+			if (row->acc + dL < 0.0) dL = -row->acc;
+			if (dL == 0.0) continue;
+			row->acc += dL;
+			apply(w, j, G, dL);
+			if (fabs(g) > w->solver.angularTolerance) moved = true;
+		}
+	}
+	return moved;
+}
+
+/* Start of the velocity correction: rows not pushed in the joint correction are active if at
+ * (within eps_d of) their limit now. */
+void ib_ball_limits_velocity_begin(ibWorld* w)
+{
+	ibJointStore* st = w->joints;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!ib_ball_limited(j)) continue;
+		ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
+		BallFrame f = frame(w, j, &pA, &pB);
+		for (int r = 0; r < 2; ++r) {
+			ibLimitRow* row = row_of(j, r);
+			row->accVel = 0.0;
+			if (!row_enabled(j, r)) continue;
+			double g;
+			if (row->side == 0 || row->acc <= 0.0) row->side = side_at(j, r, &f, w->solver.angularTolerance, &g);
+		}
+	}
+}
+
+bool ib_ball_limits_velocity_sweep(ibWorld* w)
+{
+	ibJointStore* st = w->joints;
+	bool moved = false;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!ib_ball_limited(j)) continue;
+		ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
+		BallFrame f = frame(w, j, &pA, &pB);
+		for (int r = 0; r < 2; ++r) {
+			ibLimitRow* row = row_of(j, r);
+			if (!row_enabled(j, r) || row->side == 0) continue;
+			ibVec3 G;
+			gap(j, r, &f, row->side, &G);
+			double k = response(w, j, G), v = rate(w, j, G);
+			double target = j->def.limitRestitution * row->approach;
+			if (!(v < target || (v > target && row->acc + row->accVel > 0.0)) || !(k > 0.0)) continue;
+			double dL = (target - v) / k;
+			if (row->acc + row->accVel + dL < 0.0) dL = -row->acc - row->accVel; /* total impulse >= 0 */
+			if (dL == 0.0) continue;
+			row->accVel += dL;
+			apply(w, j, G, dL);
+			if (fabs(v - target) > w->solver.velocityTolerance) moved = true;
+		}
+	}
+	return moved;
+}
+
+void ib_ball_limits_end(ibWorld* w)
+{
+	ibJointStore* st = w->joints;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!ib_ball_limited(j)) continue;
+		j->coneRow.impulse = j->coneRow.acc + j->coneRow.accVel;
+		j->twistRow.impulse = j->twistRow.acc + j->twistRow.accVel;
+	}
+}
