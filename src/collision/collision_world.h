@@ -56,6 +56,11 @@ typedef struct ibPairCache {
  * a triangle mesh one per touching triangle) and returns how many. */
 int ib_shape_pair_collide(const ibBody* ba, const ibShape* sa, const ibBody* bb, const ibShape* sb, double tolerance,
                           ibPairCache* cache, ibManifold* out, int capacity);
+/* The same with the shapes' convex views already made (ib_shape_convex at the current poses; NULL
+ * for a shape that is not convex): the pipeline makes them once per pose, not once per pair. */
+int ib_shape_pair_collide_views(const ibBody* ba, const ibShape* sa, const ibConvex* ca, const ibBody* bb,
+                                const ibShape* sb, const ibConvex* cb, double tolerance, ibPairCache* cache,
+                                ibManifold* out, int capacity);
 
 /* ---- collision_world.c */
 
