@@ -37,6 +37,10 @@ typedef struct ibManifold {
  * closer than tolerance (eps_c), also when they interpenetrate. Returns pointCount (0 if farther apart
  * than tolerance). cache may be NULL. */
 int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, ibManifold* out);
+/* The same without the box shortcuts (box faces ordered directly instead of by the 2-D hull): the
+ * reference the tests compare the shortcuts with. */
+int ib_manifold_build_reference(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache,
+                                ibManifold* out);
 /* Contact region of a convex shape A and the half-space {x : dot(normal, x) <= offset} (B). */
 int ib_manifold_plane(const ibConvex* a, ibVec3 planeNormal, double planeOffset, double tolerance, ibManifold* out);
 
