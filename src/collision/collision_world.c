@@ -166,7 +166,7 @@ ibResult ib_collision_sync(ibWorld* w)
 		            p.z == sl->pos.z && q.w == sl->rot.w && q.x == sl->rot.x && q.y == sl->rot.y && q.z == sl->rot.z;
 		if (!same) {
 			sl->poseStamp = clock;
-			sl->convexValid = ib_shape_convex(b, s, &sl->convex);
+			sl->convexValid = ib_shape_convex_at(s, p, q, &sl->convex);
 			ibAABB box = sl->convexValid ? ib_convex_aabb(&sl->convex) : ib_shape_world_aabb(b, s);
 			if (aabb_finite(box)) {
 				box = ib_aabb_fatten(box, margin);

@@ -50,6 +50,8 @@ int ib_manifold_plane(const ibConvex* a, ibVec3 planeNormal, double planeOffset,
 void ib_shape_world_pose(const ibBody* b, const ibShape* s, ibVec3* pos, ibQuat* rot);
 /* Convex view of a convex shape at its world pose; false for shapes that are not convex. */
 bool ib_shape_convex(const ibBody* b, const ibShape* s, ibConvex* out);
+/* The same at a given world pose of the shape (ib_shape_world_pose's). */
+bool ib_shape_convex_at(const ibShape* s, ibVec3 pos, ibQuat rot, ibConvex* out);
 /* World AABB of a shape (tight; infinite shapes give a huge box). */
 ibAABB ib_shape_world_aabb(const ibBody* b, const ibShape* s);
 /* Per-pair persistent data of the narrowphase (temporal coherence). Zero-initialise. */

@@ -26,6 +26,11 @@ bool ib_shape_convex(const ibBody* b, const ibShape* s, ibConvex* out)
 	ibVec3 p;
 	ibQuat q;
 	ib_shape_world_pose(b, s, &p, &q);
+	return ib_shape_convex_at(s, p, q, out);
+}
+
+bool ib_shape_convex_at(const ibShape* s, ibVec3 p, ibQuat q, ibConvex* out)
+{
 	switch (s->type) {
 	case IB_SHAPE_SPHERE:
 		*out = ib_convex_make(IB_CONVEX_SPHERE, p, q);
