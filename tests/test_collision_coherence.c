@@ -6,7 +6,8 @@
  * rest are left alone: after every detection the contact set equals a brute-force recomputation of every
  * shape pair (ib_shape_pair_collide with a fresh cache): same pairs, same normals and point sets (1e-9),
  * same feature keys; pairs are reused on every detection after the first, and never when the tolerance
- * changed or when a shape slot was reused by a new shape. */
+ * changed or when a shape slot was reused by a new shape; detections without any motion reuse every pair
+ * and keep the broadphase's pair set. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -185,6 +186,12 @@ static void test_reuse_equals_recomputation(void** st)
 		totalReused += cw->reusedPairs;
 		if (step == 0 || expectNoReuse) assert_int_equal(cw->reusedPairs, 0);
 		else assert_true(cw->reusedPairs > 0);
+	}
+	/* nothing moves: the broadphase keeps its pair set (no sort pass, no merge), every pair is reused */
+	for (int k = 0; k < 2; ++k) {
+		assert_int_equal(ibWorld_Collide(wid), IB_OK);
+		assert_int_equal(cw->reusedPairs, cw->stats.pairCount);
+		check_against_brute_force(w, cs.contactTolerance);
 	}
 	printf("coherence: %ld touching pairs over %d detections equal brute force, %ld candidate pairs reused\n",
 	       totalPairs, STEPS, totalReused);
