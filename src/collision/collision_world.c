@@ -247,6 +247,7 @@ ibResult ib_collision_detect(ibWorld* w)
 	cw->contacts = swap;
 	cw->contactCapacity = swapCap;
 	cw->contactCount = 0;
+	const uint64_t detection = ++cw->detections;
 	bool oom = false;
 	const double tol = w->collisionSettings.contactTolerance;
 	for (int32_t k = 0; k < n; ++k) {
@@ -282,8 +283,9 @@ ibResult ib_collision_detect(ibWorld* w)
 			/* temporal coherence: both poses bit-identical since the pair's manifolds were computed
 			 * (and the tolerance unchanged, which would have restamped every slot) give the same
 			 * manifolds, so they are copied from the last contact set */
-			bool reuse = wasReusable && la->poseValid && lb->poseValid && la->poseStamp <= e.stamp &&
-			             lb->poseStamp <= e.stamp && e.contactFirst + e.contactCount <= cw->contactPrevCount;
+			bool reuse = wasReusable && e.contactDetection + 1 == detection && la->poseValid && lb->poseValid &&
+			             la->poseStamp <= e.stamp && lb->poseStamp <= e.stamp &&
+			             e.contactFirst + e.contactCount <= cw->contactPrevCount;
 			if (!ib_grow(w, (void**)&cw->contacts, &cw->contactCapacity, cw->contactCount + IB_PAIR_MANIFOLDS,
 			             sizeof(ibContactPair))) {
 				oom = true;
@@ -312,6 +314,7 @@ ibResult ib_collision_detect(ibWorld* w)
 			}
 			e.contactFirst = first;
 			e.contactCount = cw->contactCount - first;
+			e.contactDetection = detection;
 		}
 		if (touching && !e.touching) oom |= !push_event(w, &cw->beginEv, &cw->beginCount, &cw->beginCapacity, ida, idb);
 		if (!touching && e.touching) oom |= !push_event(w, &cw->endEv, &cw->endCount, &cw->endCapacity, ida, idb);

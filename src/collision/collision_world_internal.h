@@ -32,6 +32,9 @@ typedef struct ibPairEntry {
 	bool reusable;
 	uint64_t stamp;
 	int32_t contactFirst, contactCount;
+	uint64_t contactDetection; /* the detection (ibCollisionWorld.detections) that wrote them: only the
+	                            * last one's contact set is kept, so entries carried over a detection
+	                            * without being processed (a skipped pair) never reuse */
 } ibPairEntry;
 
 typedef struct ibExcludedPair {
@@ -58,6 +61,7 @@ typedef struct ibCollisionWorld {
 	int32_t contactPrevCount, contactPrevCapacity;
 	uint64_t clock; /* incremented by every sync (pose stamps of the slots) */
 	int32_t reusedPairs; /* candidate pairs of the last detection whose manifolds were copied */
+	uint64_t detections; /* number of ib_collision_detect runs that produced a contact set */
 
 	ibPairKeySet jointPairs; /* body pairs joined by a joint without collideConnected (rebuilt per sync) */
 	ibPairKeySet excluded;   /* body pairs excluded by ibWorld_SetPairCollision */
