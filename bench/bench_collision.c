@@ -3,7 +3,7 @@
  * sequence (bench_cubes.h) goes to ibdyn's collision pipeline, to Bullet's btCollisionWorld and to ODE's
  * dSpaceCollide/dCollide; the wall time of the detection call is measured per frame, the pair sets are checked
  * against an exact separating-axis reference and against each other.
- * Usage: bench_collision [--cubes=N] [--repeats=N] [--settled-frames=N] [--no-peers] [--trace]
+ * Usage: bench_collision [--cubes=N] [--repeats=N] [--settled-frames=N] [--no-peers] [--trace] [--flip-quats]
  * (see bench/README.md) */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -62,6 +62,7 @@ typedef struct EngineRun {
 
 typedef struct Frames {
 	int count, fall;   /* all frames; fall frames (the rest repeat the settled pile) */
+	int flipQuats;     /* --flip-quats: every other frame gets the negated quaternions (same rotations) */
 	BenchPairRef* ref; /* per distinct pose: frames 0 .. fall (the settled pile is ref[fall]) */
 	int64_t** ibdynKeys;
 	int* ibdynCount;
@@ -128,6 +129,8 @@ static int run_engine(BenchCollider* c, const BenchCubes* s, Frames* fr, int rep
 	for (int r = 0; r < repeats && (r == 0 || spent < REPEAT_BUDGET_MS); ++r) {
 		for (int f = 0; f < fr->count; ++f) {
 			bench_cubes_pose(s, f, pos, quat);
+			if (fr->flipQuats && ((r * fr->count + f) & 1))
+				for (int i = 0; i < 4 * n; ++i) quat[i] = -quat[i];
 			c->setPoses(c->impl, pos, quat);
 			double t0 = bench_now_ms(), c0 = thread_cpu_ms();
 			int bad = c->detect(c->impl);
@@ -266,7 +269,7 @@ static int parse_int(const char* arg, const char* name, const char* next, int* o
 
 int main(int argc, char** argv)
 {
-	int cubes = 1000, repeats = 3, settledFrames = 60, peers = 1, trace = 0;
+	int cubes = 1000, repeats = 3, settledFrames = 60, peers = 1, trace = 0, flipQuats = 0;
 	for (int i = 1; i < argc; ++i) {
 		const char* next = i + 1 < argc ? argv[i + 1] : NULL;
 		int used = 0, r;
@@ -282,9 +285,11 @@ int main(int argc, char** argv)
 			peers = 0;
 		} else if (strcmp(argv[i], "--trace") == 0) {
 			trace = 1;
+		} else if (strcmp(argv[i], "--flip-quats") == 0) {
+			flipQuats = 1;
 		} else {
 			fprintf(stderr, "usage: bench_collision [--cubes=N] [--repeats=N] [--settled-frames=N] [--no-peers] "
-			                "[--trace]\n");
+			                "[--trace] [--flip-quats]\n");
 			return 2;
 		}
 	}
@@ -294,7 +299,7 @@ int main(int argc, char** argv)
 	}
 	double tStart = bench_now_ms();
 	char scene[32];
-	snprintf(scene, sizeof scene, "cubes%d", cubes);
+	snprintf(scene, sizeof scene, flipQuats ? "cubes%d-flipq" : "cubes%d", cubes);
 	BenchCubes s;
 	if (bench_cubes_make(&s, cubes, BENCH_CUBES_SEED)) {
 		fprintf(stderr, "bench_collision: could not build the scene\n");
@@ -303,6 +308,7 @@ int main(int argc, char** argv)
 	Frames fr = {0};
 	fr.fall = s.fallFrames;
 	fr.count = s.fallFrames + settledFrames;
+	fr.flipQuats = flipQuats;
 	fr.ref = calloc((size_t)fr.fall + 1, sizeof *fr.ref);
 	fr.ibdynKeys = calloc((size_t)fr.count, sizeof *fr.ibdynKeys);
 	fr.ibdynCount = calloc((size_t)fr.count, sizeof *fr.ibdynCount);

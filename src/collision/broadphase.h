@@ -183,6 +183,7 @@ typedef struct ibSweepAndPrune {
 	int32_t* active;        /* rebuild sweep: active proxies and their positions */
 	int32_t* activePos;
 	int32_t pendingRemovals; /* proxies removed since the last update that are still in the arrays */
+	bool sorted;             /* no endpoint moved or was appended since the last sort (skip the pass) */
 } ibSweepAndPrune;
 
 /* ---------------------------------------------------------------- the broadphase */

@@ -95,6 +95,7 @@ void ib_sap_move(ibBroadphase* bp, int32_t id)
 		s->axis[a][ix[2 * a]].value = lo_of(b, a);
 		s->axis[a][ix[2 * a + 1]].value = hi_of(b, a);
 	}
+	s->sorted = false;
 }
 
 void ib_sap_remove(ibBroadphase* bp, int32_t id)
@@ -137,6 +138,7 @@ static void append_proxy(ibBroadphase* bp, int32_t id)
 		s->index[6 * id + 2 * a + 1] = s->count + 1;
 	}
 	s->count += 2;
+	s->sorted = false;
 }
 
 static void sort_axis(ibBroadphase* bp, int a)
@@ -284,7 +286,11 @@ bool ib_sap_update(ibBroadphase* bp)
 		int32_t id = bp->added[k];
 		if (bp->proxies[id].state == IB_PROXY_ALIVE && s->index[6 * id] < 0) append_proxy(bp, id);
 	}
-	for (int a = 0; a < 3; ++a) sort_axis(bp, a);
+	/* nothing moved since the last pass (resting or sleeping scenes): the arrays are sorted and no
+	 * endpoint crossed another, so the pass would find no change */
+	if (!s->sorted)
+		for (int a = 0; a < 3; ++a) sort_axis(bp, a);
+	s->sorted = !bp->oom;
 	for (int32_t k = 0; k < bp->dirtyCount; ++k) {
 		int32_t id = bp->dirty[k];
 		const ibBpProxy* p = &bp->proxies[id];

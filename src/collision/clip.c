@@ -26,18 +26,22 @@ static double cross3(ibClipPoint o, ibClipPoint a, ibClipPoint b)
 	return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
 }
 
-static int cmp_xy(const void* pa, const void* pb)
+static bool less_xy(const ibClipPoint* a, const ibClipPoint* b)
 {
-	const ibClipPoint *a = pa, *b = pb;
-	if (a->x != b->x) return a->x < b->x ? -1 : 1;
-	if (a->y != b->y) return a->y < b->y ? -1 : 1;
-	return 0;
+	return a->x < b->x || (a->x == b->x && a->y < b->y);
 }
 
 int ib_hull2d(ibClipPoint* p, int n, double eps, double width)
 {
 	if (n <= 1) return n;
-	qsort(p, (size_t)n, sizeof *p, cmp_xy);
+	/* stable insertion sort by (x, y): features have a few points (boxes at most 4), and qsort's
+	 * calls through a function pointer cost more than the sorting */
+	for (int i = 1; i < n; ++i) {
+		ibClipPoint t = p[i];
+		int j = i;
+		for (; j > 0 && less_xy(&t, &p[j - 1]); --j) p[j] = p[j - 1];
+		p[j] = t;
+	}
 	/* drop near-duplicates (within eps of a kept point) */
 	int m = 0;
 	for (int i = 0; i < n; ++i) {
@@ -76,8 +80,14 @@ int ib_hull2d(ibClipPoint* p, int n, double eps, double width)
 		ibClipPoint a = hp[i], b = hp[(i + 1) % k];
 		double len = len2(b.x - a.x, b.y - a.y), w = 0.0;
 		if (!(len > 0.0)) continue;
-		for (int j = 0; j < k; ++j) w = fmax(w, fabs(cross3(a, b, hp[j])) / len);
-		minW = fmin(minW, w);
+		/* max |cross| / len == max (|cross| / len): the division by len > 0 is monotone */
+		double cmax = 0.0;
+		for (int j = 0; j < k; ++j) {
+			double c = fabs(cross3(a, b, hp[j]));
+			cmax = c > cmax ? c : cmax; /* fmax(cmax, c): cmax is never NaN */
+		}
+		w = cmax / len;
+		minW = w < minW ? w : minW; /* fmin(minW, w) */
 	}
 	if (minW <= width) {
 		int bi = 0, bj = 1;

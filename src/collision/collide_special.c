@@ -322,9 +322,11 @@ static bool edge_witness(const ibConvex* a, const ibVec3 A[3], const double ha[3
 	return true;
 }
 
-int ib_collide_box_box_sat_tol(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* out)
+/* The axis search: every candidate axis in the frame of A through the relative rotation C = A^T B
+ * (C[i][j] = A_i . B_j). For the edge axis L = A_i x B_j the projections are |A_k . L| = |C[m][j]|
+ * and |B_k . L| = |C[i][m]| ({k, m} the two other indices), divided by |L|. */
+int ib_box_box_sat_search(const ibConvex* a, const ibConvex* b, double tolerance, ibBoxSat* st)
 {
-	bool apart = false;
 	ibVec3 A[3], B[3];
 	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
 	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
@@ -333,86 +335,139 @@ int ib_collide_box_box_sat_tol(const ibConvex* a, const ibConvex* b, double tole
 		B[k] = ibMat3_Column(b->R, k);
 	}
 	ibVec3 T = ibSub(a->position, b->position);
+	double C[3][3], X[3][3], tA[3], tB[3];
+	for (int i = 0; i < 3; ++i) {
+		tA[i] = ibDot(T, A[i]);
+		tB[i] = ibDot(T, B[i]);
+		for (int j = 0; j < 3; ++j) {
+			C[i][j] = ibDot(A[i], B[j]);
+			X[i][j] = fabs(C[i][j]);
+		}
+	}
+	bool apart = false;
 	double best = INFINITY;
 	int bestKind = -1; /* kind 0: face of A (i), 1: face of B (j), 2: edges (i, j) */
 	double bestFace = INFINITY, bestEdge = INFINITY; /* the best face axis and the best edge axis */
 	int bestFaceKind = 0, bestFaceI = 0, bestEdgeI = 0, bestEdgeJ = 0;
 	ibVec3 bestFaceN = IB_VEC3_ZERO, bestEdgeN = IB_VEC3_ZERO;
 
-	for (int kind = 0; kind < 3; ++kind) {
+	/* face axes */
+	for (int kind = 0; kind < 2; ++kind) {
 		for (int i = 0; i < 3; ++i) {
-			for (int j = 0; j < 3; ++j) {
-				ibVec3 L;
-				if (kind == 0) {
-					if (j > 0) break;
-					L = A[i];
-				} else if (kind == 1) {
-					if (j > 0) break;
-					L = B[i];
-				} else {
-					L = ibCross(A[i], B[j]);
-					double l = ibLength(L);
-					if (!(l > 1e-9)) continue; /* parallel edges: covered by the face axes */
-					L = ibScale(1.0 / l, L);
-				}
-				double ra = 0.0, rb = 0.0;
-				for (int k = 0; k < 3; ++k) {
-					ra += ha[k] * fabs(ibDot(A[k], L));
-					rb += hb[k] * fabs(ibDot(B[k], L));
-				}
-				double t = ibDot(T, L);
-				double ov = ra + rb - fabs(t);
-				if (ov < -tolerance) return -1; /* separated by more than the tolerance */
-				if (ov < 0.0) apart = true;     /* separating axis */
-				if (apart) continue;
-				/* prefer face axes on (near) ties: edge axes must be strictly better */
-				bool better = kind == 2 ? ov < best - 1e-12 * (ra + rb) : ov < best;
-				if (kind < 2 && ov < bestFace) {
-					bestFace = ov;
-					bestFaceKind = kind;
-					bestFaceI = i;
-					bestFaceN = t >= 0.0 ? L : ibNeg(L);
-				}
-				if (kind == 2 && ov < bestEdge) {
-					bestEdge = ov;
-					bestEdgeI = i;
-					bestEdgeJ = j;
-					bestEdgeN = t >= 0.0 ? L : ibNeg(L);
-				}
-				if (better) {
-					best = ov;
-					bestKind = kind;
-				}
+			double ra, rb, t;
+			if (kind == 0) {
+				ra = ha[i];
+				rb = hb[0] * X[i][0] + hb[1] * X[i][1] + hb[2] * X[i][2];
+				t = tA[i];
+			} else {
+				ra = ha[0] * X[0][i] + ha[1] * X[1][i] + ha[2] * X[2][i];
+				rb = hb[i];
+				t = tB[i];
+			}
+			double ov = ra + rb - fabs(t);
+			if (ov < -tolerance) return -1; /* separated by more than the tolerance */
+			if (ov < 0.0) apart = true;     /* separating axis */
+			if (apart) continue;
+			if (ov < bestFace) {
+				ibVec3 L = kind == 0 ? A[i] : B[i];
+				bestFace = ov;
+				bestFaceKind = kind;
+				bestFaceI = i;
+				bestFaceN = t >= 0.0 ? L : ibNeg(L);
+			}
+			if (ov < best) {
+				best = ov;
+				bestKind = kind;
 			}
 		}
 	}
-
+	/* edge axes */
+	for (int i = 0; i < 3; ++i) {
+		int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+		for (int j = 0; j < 3; ++j) {
+			int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+			ibVec3 L = ibCross(A[i], B[j]);
+			double l = ibLength(L);
+			if (!(l > 1e-9)) continue; /* parallel edges: covered by the face axes */
+			double inv = 1.0 / l;
+			double ra = (ha[i1] * X[i2][j] + ha[i2] * X[i1][j]) * inv;
+			double rb = (hb[j1] * X[i][j2] + hb[j2] * X[i][j1]) * inv;
+			double t = ibDot(T, L) * inv;
+			double ov = ra + rb - fabs(t);
+			if (ov < -tolerance) return -1;
+			if (ov < 0.0) apart = true;
+			if (apart) continue;
+			if (ov < bestEdge) {
+				L = ibScale(inv, L);
+				bestEdge = ov;
+				bestEdgeI = i;
+				bestEdgeJ = j;
+				bestEdgeN = t >= 0.0 ? L : ibNeg(L);
+			}
+			/* prefer face axes on (near) ties: edge axes must be strictly better */
+			if (ov < best - 1e-12 * (ra + rb)) {
+				best = ov;
+				bestKind = 2;
+			}
+		}
+	}
 	if (apart) return 0;
+	st->bestKind = bestKind;
+	st->faceKind = bestFaceKind;
+	st->faceI = bestFaceI;
+	st->edgeI = bestEdgeI;
+	st->edgeJ = bestEdgeJ;
+	st->faceOverlap = bestFace;
+	st->edgeOverlap = bestEdge;
+	st->faceNormal = bestFaceN;
+	st->edgeNormal = bestEdgeN;
+	/* the axis whose witness is used first (and normally): see ib_box_box_sat_witness */
+	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
+	st->edgeOk = bestEdge <= bestFace + 1e-9 * scale;
+	return 1;
+}
+
+void ib_box_box_sat_witness(const ibConvex* a, const ibConvex* b, const ibBoxSat* st, ibConvexDistance* out)
+{
+	ibVec3 A[3], B[3];
+	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
+	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
+	for (int k = 0; k < 3; ++k) {
+		A[k] = ibMat3_Column(a->R, k);
+		B[k] = ibMat3_Column(b->R, k);
+	}
 	/* the witness points of the best axis; at a rounding tie between a face axis and an edge axis
 	 * (nearly aligned boxes) the chosen axis may have no exact witness, then the other one is used */
-	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
-	bool edgeFirst = bestKind == 2;
-	bool edgeOk = bestEdge <= bestFace + 1e-9 * scale;
+	bool edgeFirst = st->bestKind == 2;
 	for (int pass = 0; pass < 2; ++pass) {
 		bool edge = (pass == 0) == edgeFirst;
-		if (edge ? edgeOk && edge_witness(a, A, ha, b, B, hb, bestEdgeI, bestEdgeJ, bestEdgeN, bestEdge, out)
-		         : face_axis_witness(a, A, ha, b, B, hb, bestFaceKind, bestFaceI, bestFaceN, bestFace, out))
-			return 1;
+		if (edge ? st->edgeOk &&
+		               edge_witness(a, A, ha, b, B, hb, st->edgeI, st->edgeJ, st->edgeNormal, st->edgeOverlap, out)
+		         : face_axis_witness(a, A, ha, b, B, hb, st->faceKind, st->faceI, st->faceNormal, st->faceOverlap,
+		                             out))
+			return;
 	}
 	/* no exact witness (cannot happen in exact arithmetic): the deepest feature's centre */
 	ibConvexDistance r;
 	r.iterations = 0;
-	r.distance = -bestFace;
-	r.normal = bestFaceN;
-	if (bestFaceKind == 0) {
-		r.pointB = box_support_feature(b, bestFaceN);
-		r.pointA = ibMulAdd(r.pointB, -bestFace, bestFaceN);
+	r.distance = -st->faceOverlap;
+	r.normal = st->faceNormal;
+	if (st->faceKind == 0) {
+		r.pointB = box_support_feature(b, st->faceNormal);
+		r.pointA = ibMulAdd(r.pointB, -st->faceOverlap, st->faceNormal);
 	} else {
-		r.pointA = box_support_feature(a, ibNeg(bestFaceN));
-		r.pointB = ibMulAdd(r.pointA, bestFace, bestFaceN);
+		r.pointA = box_support_feature(a, ibNeg(st->faceNormal));
+		r.pointB = ibMulAdd(r.pointA, st->faceOverlap, st->faceNormal);
 	}
 	*out = r;
-	return 1;
+}
+
+int ib_collide_box_box_sat_tol(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* out)
+{
+	ibBoxSat st;
+	int r = ib_box_box_sat_search(a, b, tolerance, &st);
+	if (r == 1) ib_box_box_sat_witness(a, b, &st, out);
+	return r;
 }
 
 bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistance* out)

@@ -653,9 +653,11 @@ bool ib_broadphase_update(ibBroadphase* bp)
 		}
 	}
 	bool ok = !bp->oom;
-	if (ok && bp->kind == IB_BROADPHASE_SAP)
-		ok = commit(bp, bp->pairs, bp->pairCapacity, &bp->pairCount, &bp->cur);
-	else if (ok)
+	/* no pair events and no dropped proxies: the pair set is the last one (no copy) */
+	bool unchanged = bp->addCount == 0 && bp->remCount == 0 && !bp->dropAll && bp->dirtyCount == 0;
+	if (ok && bp->kind == IB_BROADPHASE_SAP) {
+		if (!unchanged) ok = commit(bp, bp->pairs, bp->pairCapacity, &bp->pairCount, &bp->cur);
+	} else if (ok)
 		ok = commit(bp, bp->fat, bp->fatCapacity, &bp->fatCount, &bp->fatCur) && output_tight_pairs(bp);
 	bp->forceFull = !ok;
 

@@ -41,6 +41,7 @@ void ib_collision_destroy(ibWorld* w)
 	ib_free(w, cw->slots, (size_t)cw->slotCapacity * sizeof(ibShapeSlot));
 	for (int k = 0; k < 2; ++k) ib_free(w, cw->entries[k], (size_t)cw->entryCapacity[k] * sizeof(ibPairEntry));
 	ib_free(w, cw->contacts, (size_t)cw->contactCapacity * sizeof(ibContactPair));
+	ib_free(w, cw->contactsPrev, (size_t)cw->contactPrevCapacity * sizeof(ibContactPair));
 	ib_pairkeyset_free(&cw->alloc, &cw->jointPairs);
 	ib_pairkeyset_free(&cw->alloc, &cw->excluded);
 	ib_free(w, cw->exclList, (size_t)cw->exclCapacity * sizeof(ibExcludedPair));
@@ -57,6 +58,15 @@ void ib_collision_destroy(ibWorld* w)
 
 /* ---------------------------------------------------------------- synchronisation */
 
+static ibShapeSlot empty_slot(void)
+{
+	ibShapeSlot sl;
+	memset(&sl, 0, sizeof sl);
+	sl.proxy = IB_BP_NULL;
+	sl.rot = IB_QUAT_IDENTITY;
+	return sl;
+}
+
 static bool aabb_finite(ibAABB a) { return ibVec3_IsFinite(a.lo) && ibVec3_IsFinite(a.hi); }
 
 /* Drop the broadphase (new method): proxies and pair entries are rebuilt at the next sync. */
@@ -64,9 +74,10 @@ static void reset_broadphase(ibWorld* w, ibCollisionWorld* cw)
 {
 	if (cw->bp) ib_broadphase_destroy(cw->bp);
 	cw->bp = NULL;
-	for (int32_t i = 0; i < cw->slotCapacity; ++i) cw->slots[i] = (ibShapeSlot){IB_BP_NULL, 0, false, {0, 0, 0}, {1, 0, 0, 0}};
+	for (int32_t i = 0; i < cw->slotCapacity; ++i) cw->slots[i] = empty_slot();
 	cw->entryCount = 0;
 	cw->contactCount = 0;
+	cw->contactPrevCount = 0;
 	(void)w;
 }
 
@@ -128,6 +139,7 @@ ibResult ib_collision_sync(ibWorld* w)
 		cw->bp = ib_broadphase_create_def(&d);
 		if (!cw->bp) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory creating the broadphase");
 	}
+	uint64_t clock = ++cw->clock;
 	double margin = 0.5 * w->collisionSettings.contactTolerance;
 	bool remargin = margin != cw->aabbMargin;
 	cw->aabbMargin = margin;
@@ -136,7 +148,7 @@ ibResult ib_collision_sync(ibWorld* w)
 		if (!ib_grow(w, (void**)&cw->slots, &cw->slotCapacity, w->shapeHigh, sizeof(ibShapeSlot)))
 			return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
 		for (int32_t i = old; i < cw->slotCapacity; ++i)
-			cw->slots[i] = (ibShapeSlot){IB_BP_NULL, 0, false, {0, 0, 0}, {1, 0, 0, 0}};
+			cw->slots[i] = empty_slot();
 	}
 	ibBroadphase* bp = cw->bp;
 	for (int32_t i = 0; i < w->shapeHigh; ++i) {
@@ -154,7 +166,9 @@ ibResult ib_collision_sync(ibWorld* w)
 		bool same = sl->proxy != IB_BP_NULL && sl->poseValid && !remargin && p.x == sl->pos.x && p.y == sl->pos.y &&
 		            p.z == sl->pos.z && q.w == sl->rot.w && q.x == sl->rot.x && q.y == sl->rot.y && q.z == sl->rot.z;
 		if (!same) {
-			ibAABB box = ib_shape_world_aabb(b, s);
+			sl->poseStamp = clock;
+			sl->convexValid = ib_shape_convex_at(s, p, q, &sl->convex);
+			ibAABB box = sl->convexValid ? ib_convex_aabb(&sl->convex) : ib_shape_world_aabb(b, s);
 			if (aabb_finite(box)) {
 				box = ib_aabb_fatten(box, margin);
 				if (sl->proxy == IB_BP_NULL) {
@@ -171,6 +185,7 @@ ibResult ib_collision_sync(ibWorld* w)
 				sl->poseValid = true;
 			} else {
 				sl->poseValid = false; /* non-finite pose: keep the last box */
+				sl->convexValid = false;
 			}
 		}
 		if (sl->proxy != IB_BP_NULL) ib_broadphase_set_filter(bp, sl->proxy, to_bp_filter(s->filter));
@@ -203,6 +218,14 @@ static bool entry_matches(const ibPairEntry* e, ibShapeId a, ibShapeId b)
 
 #define IB_PAIR_MANIFOLDS 16
 
+/* The slot's convex view is the shape's at its current pose (or the shape is a plane / triangle mesh,
+ * which has none). */
+static bool view_ok(const ibShapeSlot* sl, const ibShape* s)
+{
+	if (!sl->poseValid) return false;
+	return sl->convexValid || s->type == IB_SHAPE_PLANE || s->type == IB_SHAPE_TRIMESH;
+}
+
 ibResult ib_collision_detect(ibWorld* w)
 {
 	ibResult r = ib_collision_sync(w);
@@ -215,8 +238,17 @@ ibResult ib_collision_detect(ibWorld* w)
 		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
 	const ibPairEntry* old = cw->entries[cw->cur];
 	ibPairEntry* out = cw->entries[nxt];
-	int32_t io = 0, oldCount = cw->entryCount, candidates = 0;
+	int32_t io = 0, oldCount = cw->entryCount, candidates = 0, reused = 0;
+	/* the last contact set becomes the previous one: pairs whose shapes did not move copy from it */
+	ibContactPair* swap = cw->contactsPrev;
+	int32_t swapCap = cw->contactPrevCapacity;
+	cw->contactsPrev = cw->contacts;
+	cw->contactPrevCapacity = cw->contactCapacity;
+	cw->contactPrevCount = cw->contactCount;
+	cw->contacts = swap;
+	cw->contactCapacity = swapCap;
 	cw->contactCount = 0;
+	const uint64_t detection = ++cw->detections;
 	bool oom = false;
 	const double tol = w->collisionSettings.contactTolerance;
 	for (int32_t k = 0; k < n; ++k) {
@@ -247,20 +279,47 @@ ibResult ib_collision_detect(ibWorld* w)
 			continue;
 		}
 		bool touching = false;
+		bool wasReusable = e.reusable;
+		e.reusable = false;
 		if (ib_collision_bodies_may_collide(w, pa->body, pb->body)) {
 			++candidates;
+			const ibShapeSlot *la = &cw->slots[sa], *lb = &cw->slots[sb];
+			int32_t first = cw->contactCount;
+			/* temporal coherence: both poses bit-identical since the pair's manifolds were computed
+			 * (and the tolerance unchanged, which would have restamped every slot) give the same
+			 * manifolds, so they are copied from the last contact set */
+			bool reuse = wasReusable && e.contactDetection + 1 == detection && la->poseValid && lb->poseValid &&
+			             la->poseStamp <= e.stamp && lb->poseStamp <= e.stamp &&
+			             e.contactFirst + e.contactCount <= cw->contactPrevCount;
 			if (!ib_grow(w, (void**)&cw->contacts, &cw->contactCapacity, cw->contactCount + IB_PAIR_MANIFOLDS,
 			             sizeof(ibContactPair))) {
 				oom = true;
+			} else if (reuse) {
+				memcpy(&cw->contacts[first], &cw->contactsPrev[e.contactFirst],
+				       (size_t)e.contactCount * sizeof(ibContactPair));
+				cw->contactCount += e.contactCount;
+				touching = e.touching;
+				++reused;
+				e.reusable = true;
 			} else {
 				ibManifold m[IB_PAIR_MANIFOLDS];
-				int mc = ib_shape_pair_collide(&w->bodies[pa->body], pa, &w->bodies[pb->body], pb, tol, &e.cache, m,
-				                               IB_PAIR_MANIFOLDS);
+				const ibBody *ba = &w->bodies[pa->body], *bb = &w->bodies[pb->body];
+				/* the views made at the sync; a shape with a non-finite pose is made afresh */
+				int mc = view_ok(la, pa) && view_ok(lb, pb)
+				             ? ib_shape_pair_collide_views(ba, pa, la->convexValid ? &la->convex : NULL, bb, pb,
+				                                           lb->convexValid ? &lb->convex : NULL, tol, &e.cache, m,
+				                                           IB_PAIR_MANIFOLDS)
+				             : ib_shape_pair_collide(ba, pa, bb, pb, tol, &e.cache, m, IB_PAIR_MANIFOLDS);
 				for (int i = 0; i < mc; ++i)
 					if (m[i].pointCount > 0)
 						cw->contacts[cw->contactCount++] = (ibContactPair){sa, sb, pa->body, pb->body, m[i]};
 				touching = mc > 0;
+				e.reusable = la->poseValid && lb->poseValid;
+				e.stamp = cw->clock;
 			}
+			e.contactFirst = first;
+			e.contactCount = cw->contactCount - first;
+			e.contactDetection = detection;
 		}
 		if (touching && !e.touching) oom |= !push_event(w, &cw->beginEv, &cw->beginCount, &cw->beginCapacity, ida, idb);
 		if (!touching && e.touching) oom |= !push_event(w, &cw->endEv, &cw->endCount, &cw->endCapacity, ida, idb);
@@ -272,6 +331,7 @@ ibResult ib_collision_detect(ibWorld* w)
 	cw->cur = nxt;
 	cw->entryCount = n;
 	cw->stats.pairCount = candidates;
+	cw->reusedPairs = reused;
 	cw->stats.contactCount = cw->contactCount;
 	if (oom) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
 	return IB_OK;

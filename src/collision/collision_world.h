@@ -37,6 +37,10 @@ typedef struct ibManifold {
  * closer than tolerance (eps_c), also when they interpenetrate. Returns pointCount (0 if farther apart
  * than tolerance). cache may be NULL. */
 int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, ibManifold* out);
+/* The same without the box shortcuts (box faces ordered directly instead of by the 2-D hull): the
+ * reference the tests compare the shortcuts with. */
+int ib_manifold_build_reference(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache,
+                                ibManifold* out);
 /* Contact region of a convex shape A and the half-space {x : dot(normal, x) <= offset} (B). */
 int ib_manifold_plane(const ibConvex* a, ibVec3 planeNormal, double planeOffset, double tolerance, ibManifold* out);
 
@@ -46,6 +50,8 @@ int ib_manifold_plane(const ibConvex* a, ibVec3 planeNormal, double planeOffset,
 void ib_shape_world_pose(const ibBody* b, const ibShape* s, ibVec3* pos, ibQuat* rot);
 /* Convex view of a convex shape at its world pose; false for shapes that are not convex. */
 bool ib_shape_convex(const ibBody* b, const ibShape* s, ibConvex* out);
+/* The same at a given world pose of the shape (ib_shape_world_pose's). */
+bool ib_shape_convex_at(const ibShape* s, ibVec3 pos, ibQuat rot, ibConvex* out);
 /* World AABB of a shape (tight; infinite shapes give a huge box). */
 ibAABB ib_shape_world_aabb(const ibBody* b, const ibShape* s);
 /* Per-pair persistent data of the narrowphase (temporal coherence). Zero-initialise. */
@@ -56,6 +62,11 @@ typedef struct ibPairCache {
  * a triangle mesh one per touching triangle) and returns how many. */
 int ib_shape_pair_collide(const ibBody* ba, const ibShape* sa, const ibBody* bb, const ibShape* sb, double tolerance,
                           ibPairCache* cache, ibManifold* out, int capacity);
+/* The same with the shapes' convex views already made (ib_shape_convex at the current poses; NULL
+ * for a shape that is not convex): the pipeline makes them once per pose, not once per pair. */
+int ib_shape_pair_collide_views(const ibBody* ba, const ibShape* sa, const ibConvex* ca, const ibBody* bb,
+                                const ibShape* sb, const ibConvex* cb, double tolerance, ibPairCache* cache,
+                                ibManifold* out, int capacity);
 
 /* ---- collision_world.c */
 

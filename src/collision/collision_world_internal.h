@@ -13,6 +13,11 @@ typedef struct ibShapeSlot {
 	bool poseValid;
 	ibVec3 pos;
 	ibQuat rot;
+	/* additions for temporal coherence: the sync clock value at the last pose change (or proxy
+	 * creation), and the shape's convex view at that pose (computed once per pose, not per pair) */
+	uint64_t poseStamp;
+	bool convexValid;
+	ibConvex convex;
 } ibShapeSlot;
 
 /* Persistent data of one broadphase pair, kept sorted by key (the broadphase's pair order). */
@@ -21,6 +26,15 @@ typedef struct ibPairEntry {
 	ibShapeId idA, idB;    /* the shapes the proxies belonged to (detects reuse of proxy ids) */
 	ibPairCache cache;     /* GJK warm start */
 	bool touching;         /* touching at the last detection */
+	/* manifold reuse: the narrowphase ran after the sync with clock value stamp and wrote
+	 * contactCount records from contactFirst into the contact set of the last detection; valid only
+	 * when reusable (a pair whose shapes kept bit-identical poses since then gets them copied) */
+	bool reusable;
+	uint64_t stamp;
+	int32_t contactFirst, contactCount;
+	uint64_t contactDetection; /* the detection (ibCollisionWorld.detections) that wrote them: only the
+	                            * last one's contact set is kept, so entries carried over a detection
+	                            * without being processed (a skipped pair) never reuse */
 } ibPairEntry;
 
 typedef struct ibExcludedPair {
@@ -43,6 +57,11 @@ typedef struct ibCollisionWorld {
 
 	ibContactPair* contacts;
 	int32_t contactCount, contactCapacity;
+	ibContactPair* contactsPrev; /* the contact set of the detection before (manifold reuse) */
+	int32_t contactPrevCount, contactPrevCapacity;
+	uint64_t clock; /* incremented by every sync (pose stamps of the slots) */
+	int32_t reusedPairs; /* candidate pairs of the last detection whose manifolds were copied */
+	uint64_t detections; /* number of ib_collision_detect runs that produced a contact set */
 
 	ibPairKeySet jointPairs; /* body pairs joined by a joint without collideConnected (rebuilt per sync) */
 	ibPairKeySet excluded;   /* body pairs excluded by ibWorld_SetPairCollision */

@@ -155,6 +155,19 @@ bool ib_collide_box_box_sat(const ibConvex* a, const ibConvex* b, ibConvexDistan
 /* The same with a tolerance: 1 overlapping (out filled), 0 separated by at most tolerance along every
  * candidate axis (the exact distance needs GJK), -1 separated by more than tolerance (out untouched). */
 int ib_collide_box_box_sat_tol(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* out);
+/* The two halves of ib_collide_box_box_sat_tol: the axis search (same return values; on 1 st holds the
+ * best face and edge axes) and the witness points of its result (distance, normal, points on both
+ * surfaces). The manifold needs the witness only when no region vertex is as deep. */
+typedef struct ibBoxSat {
+	int bestKind;           /* 0: face of A, 1: face of B, 2: edge pair */
+	int faceKind, faceI;    /* best face axis (kind 0/1, index) */
+	int edgeI, edgeJ;       /* best edge axis A_i x B_j */
+	double faceOverlap, edgeOverlap;
+	ibVec3 faceNormal, edgeNormal; /* B -> A */
+	bool edgeOk;            /* the edge axis is within rounding of the face axis or better */
+} ibBoxSat;
+int ib_box_box_sat_search(const ibConvex* a, const ibConvex* b, double tolerance, ibBoxSat* st);
+void ib_box_box_sat_witness(const ibConvex* a, const ibConvex* b, const ibBoxSat* st, ibConvexDistance* out);
 
 /* Distance or penetration between two convex shapes: exact special case when one exists, else
  * GJK on the cores (+ EPA when the cores overlap) with the margins added. cache may be NULL. */

@@ -74,7 +74,53 @@ static void push(Region* r, ibVec3 pa, ibVec3 pb, double sep, ibClipPoint xy)
 	++r->count;
 }
 
+/* The projected support feature of a box as a convex polygon without the general 2-D hull: a face (4
+ * corners whose ids, in increasing order, differ in two bits: order 0 1 3 2 around the face), turned
+ * counter-clockwise from its smallest (x, y) point like ib_hull2d. Returns the count, or -1 when the general hull is needed (a vertex or an edge,
+ * 3 corners, a face so thin or seen so obliquely that ib_hull2d would merge or flatten it). */
+static int box_face_polygon(const ibSupportFeature* f, ibClipPoint* p, double eps, double width)
+{
+	if (f->count != 4) return -1;
+	uint32_t x1 = f->id[0] ^ f->id[1], x2 = f->id[0] ^ f->id[2];
+	if ((x1 & (x1 - 1u)) != 0u || (x2 & (x2 - 1u)) != 0u || x1 == x2 || f->id[3] != (f->id[0] ^ x1 ^ x2)) return -1;
+	ibClipPoint q[4] = {p[0], p[1], p[3], p[2]};
+	/* a parallelogram: area and the two edge lengths */
+	double ux = q[1].x - q[0].x, uy = q[1].y - q[0].y, vx = q[3].x - q[0].x, vy = q[3].y - q[0].y;
+	double area = ux * vy - uy * vx;
+	double lu = len2(ux, uy), lv = len2(vx, vy);
+	/* widths area / |edge|: the hull's near-duplicate merge (eps) and sliver test (width), with room */
+	double w = fabs(area) / fmax(lu, lv);
+	if (!(lu > 4.0 * eps && lv > 4.0 * eps && w > 4.0 * (width > eps ? width : eps))) return -1;
+	if (!(area > 0.0)) { /* clockwise: reverse */
+		ibClipPoint t = q[1];
+		q[1] = q[3];
+		q[3] = t;
+	}
+	/* start at the smallest (x, y), as the monotone chain does: the same polygon as ib_hull2d's, so
+	 * the clipping and everything after it are bit for bit those of the general path */
+	int s0 = 0;
+	for (int i = 1; i < 4; ++i)
+		if (q[i].x < q[s0].x || (q[i].x == q[s0].x && q[i].y < q[s0].y)) s0 = i;
+	for (int i = 0; i < 4; ++i) p[i] = q[(s0 + i) & 3];
+	return 4;
+}
+
+static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, bool boxFaces,
+                          ibManifold* out);
+
 int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, ibManifold* out)
+{
+	return manifold_build(a, b, tolerance, cache, true, out);
+}
+
+int ib_manifold_build_reference(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache,
+                                ibManifold* out)
+{
+	return manifold_build(a, b, tolerance, cache, false, out);
+}
+
+static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, bool boxFaces,
+                          ibManifold* out)
 {
 	out->pointCount = 0;
 	ibConvexDistance q;
@@ -105,8 +151,10 @@ int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ib
 	double eps = 1e-9 * scale;
 	/* slivers narrower than 1e-6 x size (e.g. a cylinder side plus a rim sample next to it) are
 	 * segments: clipping against them would be ill-conditioned */
-	na = ib_hull2d(pa, na, eps, 1e-6 * scale);
-	nb = ib_hull2d(pb, nb, eps, 1e-6 * scale);
+	int fa4 = boxFaces && a->type == IB_CONVEX_BOX ? box_face_polygon(&fa, pa, eps, 1e-6 * scale) : -1;
+	int fb4 = boxFaces && b->type == IB_CONVEX_BOX ? box_face_polygon(&fb, pb, eps, 1e-6 * scale) : -1;
+	na = fa4 > 0 ? fa4 : ib_hull2d(pa, na, eps, 1e-6 * scale);
+	nb = fb4 > 0 ? fb4 : ib_hull2d(pb, nb, eps, 1e-6 * scale);
 
 	/* the planar region: clip[] on A's side, partner points on B's side where they differ */
 	int nc = 0;

@@ -26,6 +26,11 @@ bool ib_shape_convex(const ibBody* b, const ibShape* s, ibConvex* out)
 	ibVec3 p;
 	ibQuat q;
 	ib_shape_world_pose(b, s, &p, &q);
+	return ib_shape_convex_at(s, p, q, out);
+}
+
+bool ib_shape_convex_at(const ibShape* s, ibVec3 p, ibQuat q, ibConvex* out)
+{
 	switch (s->type) {
 	case IB_SHAPE_SPHERE:
 		*out = ib_convex_make(IB_CONVEX_SPHERE, p, q);
@@ -188,16 +193,25 @@ static int collide_trimesh(const ibConvex* c, const ibBody* bm, const ibShape* s
 	return v.count;
 }
 
+int ib_shape_pair_collide_views(const ibBody* ba, const ibShape* sa, const ibConvex* ca, const ibBody* bb,
+                                const ibShape* sb, const ibConvex* cb, double tolerance, ibPairCache* cache,
+                                ibManifold* out, int capacity)
+{
+	if (capacity < 1) return 0;
+	if (ca && cb) return ib_manifold_build(ca, cb, tolerance, cache ? &cache->gjk : NULL, out) > 0 ? 1 : 0;
+	if (ca && sb->type == IB_SHAPE_PLANE) return collide_plane(ca, bb, sb, false, tolerance, out);
+	if (cb && sa->type == IB_SHAPE_PLANE) return collide_plane(cb, ba, sa, true, tolerance, out);
+	if (ca && sb->type == IB_SHAPE_TRIMESH) return collide_trimesh(ca, bb, sb, false, tolerance, out, capacity);
+	if (cb && sa->type == IB_SHAPE_TRIMESH) return collide_trimesh(cb, ba, sa, true, tolerance, out, capacity);
+	return 0; /* plane/trimesh against plane/trimesh: never */
+}
+
 int ib_shape_pair_collide(const ibBody* ba, const ibShape* sa, const ibBody* bb, const ibShape* sb, double tolerance,
                           ibPairCache* cache, ibManifold* out, int capacity)
 {
 	if (capacity < 1) return 0;
 	ibConvex ca, cb;
 	bool convexA = ib_shape_convex(ba, sa, &ca), convexB = ib_shape_convex(bb, sb, &cb);
-	if (convexA && convexB) return ib_manifold_build(&ca, &cb, tolerance, cache ? &cache->gjk : NULL, out) > 0 ? 1 : 0;
-	if (convexA && sb->type == IB_SHAPE_PLANE) return collide_plane(&ca, bb, sb, false, tolerance, out);
-	if (convexB && sa->type == IB_SHAPE_PLANE) return collide_plane(&cb, ba, sa, true, tolerance, out);
-	if (convexA && sb->type == IB_SHAPE_TRIMESH) return collide_trimesh(&ca, bb, sb, false, tolerance, out, capacity);
-	if (convexB && sa->type == IB_SHAPE_TRIMESH) return collide_trimesh(&cb, ba, sa, true, tolerance, out, capacity);
-	return 0; /* plane/trimesh against plane/trimesh: never */
+	return ib_shape_pair_collide_views(ba, sa, convexA ? &ca : NULL, bb, sb, convexB ? &cb : NULL, tolerance, cache,
+	                                   out, capacity);
 }

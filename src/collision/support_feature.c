@@ -80,6 +80,8 @@ void ib_support_feature(const ibConvex* c, ibVec3 dir, double band, ibSupportFea
 	band = fmax(band, 0.0) + 1e-12 * (1.0 + size);
 	f->count = 0;
 	f->dir = dir;
+	f->dirLocal = dl;
+	f->size = size;
 	switch (c->type) {
 	case IB_CONVEX_SPHERE: add_point(f, ibMulAdd(c->position, c->radius, dir), 0u); break;
 	case IB_CONVEX_BOX: {
@@ -177,7 +179,8 @@ static bool ball_interval(ibVec3 x, ibVec3 d, double r, double eps, double* lo, 
 
 /* Interval of s with |x_i + s d_i| <= h (as ball_interval: nearly parallel lines within eps of the
  * boundary are moved eps inside). */
-static bool slab_interval(double x, double d, double h, double eps, double* lo, double* hi)
+static inline __attribute__((always_inline)) bool slab_interval(double x, double d, double h, double eps, double* lo,
+                                                                 double* hi)
 {
 	if (fabs(d) < 1e-6 && h > 2.0 * eps) { /* nearly parallel to the slab */
 		if (x > h - eps && x <= h + eps) x = h - eps;
@@ -185,7 +188,10 @@ static bool slab_interval(double x, double d, double h, double eps, double* lo, 
 	}
 	if (fabs(d) > 1e-300) {
 		double t1 = (-h - x) / d, t2 = (h - x) / d;
-		*lo = fmin(t1, t2), *hi = fmax(t1, t2);
+		/* fmin/fmax of two numbers that are not NaN for finite inputs (libm calls otherwise) */
+		bool le = t1 <= t2;
+		*lo = le ? t1 : t2, *hi = le ? t2 : t1;
+		if (isnan(t1) || isnan(t2)) *lo = fmin(t1, t2), *hi = fmax(t1, t2);
 		return true;
 	}
 	if (fabs(x) > h) return false;
@@ -193,10 +199,11 @@ static bool slab_interval(double x, double d, double h, double eps, double* lo, 
 	return true;
 }
 
-static bool intersect(double* lo, double* hi, double l2, double h2)
+static inline bool intersect(double* lo, double* hi, double l2, double h2)
 {
-	*lo = fmax(*lo, l2);
-	*hi = fmin(*hi, h2);
+	/* fmax(*lo, l2) and fmin(*hi, h2) without the libm calls (same results, NaN included) */
+	*lo = (l2 > *lo || isnan(*lo)) ? l2 : *lo;
+	*hi = (h2 < *hi || isnan(*hi)) ? h2 : *hi;
 	return true;
 }
 
@@ -263,8 +270,8 @@ static bool envelope_lift(const ibSupportFeature* f, ibVec3 x, double eps, doubl
 
 bool ib_feature_lift(const ibConvex* c, const ibSupportFeature* f, ibVec3 x, double* sNear, double* sFar)
 {
-	ibVec3 xl = ib_convex_to_local(c, x), dl = ibMat3_MulTV(c->R, f->dir);
-	double size = shape_size(c);
+	ibVec3 xl = ib_convex_to_local(c, x), dl = f->dirLocal; /* == ibMat3_MulTV(c->R, f->dir) */
+	double size = f->size;
 	double lo = -INFINITY, hi = INFINITY, l2, h2;
 	double eps = 1e-9 * (1.0 + size);
 	bool hit = false;

@@ -34,6 +34,8 @@ typedef struct ibSupportFeature {
 	bool planar;                 /* hulls: all points lie (to rounding) in one plane with normal planeN */
 	ibVec3 planeN;
 	double planeD; /* dot(planeN, x) == planeD on the plane */
+	ibVec3 dirLocal; /* dir in the shape's frame, and the shape's size (for the lifts' tolerances) */
+	double size;
 } ibSupportFeature;
 
 /* Support feature of c along the unit outward direction dir with height band (>= 0). */

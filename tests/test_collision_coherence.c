@@ -1,0 +1,209 @@
+/* Temporal coherence of the collision pipeline (src/collision/collision_world.c): a pair whose two shapes
+ * kept bit-identical world poses since its manifolds were computed gets them copied from the last contact
+ * set instead of running the narrowphase again, and the shapes' convex views are made once per pose.
+ * (1) A dense random scene (boxes, spheres, compound bodies, a static box and a static plane)
+ * over 40 detections in which a third of the bodies move, a third are set to their unchanged pose and the
+ * rest are left alone: after every detection the contact set equals a brute-force recomputation of every
+ * shape pair (ib_shape_pair_collide with a fresh cache): same pairs, same normals and point sets (1e-9),
+ * same feature keys; pairs are reused on every detection after the first, and never when the tolerance
+ * changed or when a shape slot was reused by a new shape; detections without any motion reuse every pair
+ * and keep the broadphase's pair set. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/collision_world_internal.h"
+
+#define NB 240
+#define STEPS 40
+
+static uint64_t g_rng;
+static double rnd(void)
+{
+	g_rng = g_rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (double)(g_rng >> 11) * (1.0 / 9007199254740992.0);
+}
+static double rnd_range(double a, double b) { return a + (b - a) * rnd(); }
+static ibQuat rnd_quat(void)
+{
+	ibQuat q = {rnd_range(-1, 1), rnd_range(-1, 1), rnd_range(-1, 1), rnd_range(-1, 1)};
+	return ibQuatNormalize(q);
+}
+
+static ibShapeId add_random_shape(ibBodyId b, double u)
+{
+	ibShapeDef sd = ibDefaultShapeDef();
+	if (u < 0.5) {
+		ibBox g = {ibV3(rnd_range(0.1, 0.5), rnd_range(0.1, 0.5), rnd_range(0.1, 0.5))};
+		return ibCreateBoxShape(b, &sd, &g);
+	}
+	/* boxes and spheres: their pairs have closed forms or the SAT when touching (capsule-box goes
+	 * through GJK, whose warm start - the world's cache against the reference's fresh one - can change
+	 * the feature of a capsule lying almost parallel to a face) */
+	ibSphere g = {rnd_range(0.1, 0.4)};
+	return ibCreateSphereShape(b, &sd, &g);
+}
+
+/* Brute force: every pair of shapes on different bodies, not both static, through the narrowphase with a
+ * fresh cache. Returns the number of touching pairs; checks every contact of the world against it. */
+static int check_against_brute_force(ibWorld* w, double tol)
+{
+	ibContactPair* c;
+	int nc = ib_collision_contacts(w, &c);
+	/* the world's contacts by unordered shape pair (convex pairs and planes: one manifold each) */
+	int touching = 0;
+	for (int32_t i = 0; i < w->shapeHigh; ++i) {
+		const ibShape* si = &w->shapes[i];
+		if (!si->inUse) continue;
+		for (int32_t j = i + 1; j < w->shapeHigh; ++j) {
+			const ibShape* sj = &w->shapes[j];
+			if (!sj->inUse || si->body == sj->body) continue;
+			const ibBody *bi = &w->bodies[si->body], *bj = &w->bodies[sj->body];
+			if (!ib_is_dynamic(bi) && !ib_is_dynamic(bj)) continue;
+			int found = -1;
+			for (int k = 0; k < nc; ++k)
+				if ((c[k].shapeA == i && c[k].shapeB == j) || (c[k].shapeA == j && c[k].shapeB == i)) {
+					assert_int_equal(found, -1); /* one manifold per pair */
+					found = k;
+				}
+			/* the reference in the world's order of the pair (normal from B to A) */
+			bool iFirst = found < 0 || c[found].shapeA == i;
+			const ibShape *sa = iFirst ? si : sj, *sb = iFirst ? sj : si;
+			ibPairCache cache;
+			memset(&cache, 0, sizeof cache);
+			ibManifold m[4];
+			int mc = ib_shape_pair_collide(&w->bodies[sa->body], sa, &w->bodies[sb->body], sb, tol, &cache, m, 4);
+			if (mc == 0 || m[0].pointCount == 0) {
+				assert_int_equal(found, -1);
+				continue;
+			}
+			++touching;
+			assert_int_not_equal(found, -1);
+			const ibManifold* g = &c[found].manifold;
+			assert_true(ibDistance(g->normal, m[0].normal) <= 1e-9);
+			assert_int_equal(g->pointCount, m[0].pointCount);
+			for (int p = 0; p < g->pointCount; ++p) {
+				int q = 0;
+				while (q < m[0].pointCount && m[0].points[q].key != g->points[p].key) ++q;
+				assert_true(q < m[0].pointCount);
+				assert_true(ibDistance(g->points[p].pointA, m[0].points[q].pointA) <= 1e-9);
+				assert_true(ibDistance(g->points[p].pointB, m[0].points[q].pointB) <= 1e-9);
+				assert_true(fabs(g->points[p].separation - m[0].points[q].separation) <= 1e-9);
+			}
+		}
+	}
+	assert_int_equal(touching, nc);
+	return touching;
+}
+
+static void test_reuse_equals_recomputation(void** st)
+{
+	(void)st;
+	g_rng = 777u;
+	ibWorldDef wd = ibDefaultWorldDef();
+	wd.gravity = ibV3(0, 0, 0);
+	ibWorldId wid = ibCreateWorld(&wd);
+	assert_true(ibWorld_IsValid(wid));
+	ibWorld* w = ib_world_get(wid);
+	ibCollisionSettings cs = ibWorld_GetCollisionSettings(wid);
+	cs.contactTolerance = 1e-2; /* many touching pairs with near-threshold points */
+	assert_int_equal(ibWorld_SetCollisionSettings(wid, &cs), IB_OK);
+
+	/* static ground: a box below a plane */
+	ibBodyDef gd = ibDefaultBodyDef();
+	ibBodyId ground = ibCreateBody(wid, &gd);
+	ibShapeDef sd = ibDefaultShapeDef();
+	ibPlane plane = {ibV3(0, 0, 1), 0.0};
+	assert_false(IB_IS_NULL(ibCreatePlaneShape(ground, &sd, &plane)));
+	gd.position = ibV3(3.0, 3.0, -0.2);
+	ibBodyId slab = ibCreateBody(wid, &gd);
+	ibBox sg = {ibV3(1.0, 1.0, 0.25)};
+	assert_false(IB_IS_NULL(ibCreateBoxShape(slab, &sd, &sg)));
+
+	static ibBodyId bodies[NB];
+	static ibVec3 pos[NB];
+	static ibQuat rot[NB];
+	static ibShapeId firstShape[NB];
+	const double L = 6.0;
+	for (int i = 0; i < NB; ++i) {
+		pos[i] = ibV3(rnd_range(0, L), rnd_range(0, L), rnd_range(0.05, 2.0));
+		rot[i] = rnd_quat();
+		ibBodyDef bd = ibDefaultBodyDef();
+		bd.type = IB_BODY_DYNAMIC;
+		bd.position = pos[i];
+		bd.rotation = rot[i];
+		bodies[i] = ibCreateBody(wid, &bd);
+		assert_false(IB_IS_NULL(bodies[i]));
+		firstShape[i] = add_random_shape(bodies[i], rnd());
+		assert_false(IB_IS_NULL(firstShape[i]));
+		if (rnd() < 0.15) { /* compound */
+			ibShapeDef cd = ibDefaultShapeDef();
+			cd.localPosition = ibV3(0.35, 0.0, 0.1);
+			ibSphere g = {0.15};
+			assert_false(IB_IS_NULL(ibCreateSphereShape(bodies[i], &cd, &g)));
+		}
+	}
+	ibCollisionWorld* cw = NULL;
+	long totalPairs = 0, totalReused = 0;
+	for (int step = 0; step < STEPS; ++step) {
+		int expectNoReuse = 0;
+		for (int i = 0; i < NB; ++i) {
+			double u = rnd();
+			if (u < 0.33) { /* moves */
+				pos[i] = ibAdd(pos[i], ibV3(rnd_range(-0.03, 0.03), rnd_range(-0.03, 0.03), rnd_range(-0.03, 0.03)));
+				pos[i].z = fmax(pos[i].z, 0.02);
+				rot[i] = ibQuatNormalize((ibQuat){rot[i].w, rot[i].x + rnd_range(-0.03, 0.03), rot[i].y, rot[i].z});
+				assert_int_equal(ibBody_SetTransform(bodies[i], pos[i], rot[i]), IB_OK);
+			} else if (u < 0.66) { /* set to the same pose: bit-identical */
+				assert_int_equal(ibBody_SetTransform(bodies[i], pos[i], rot[i]), IB_OK);
+			}
+		}
+		if (step == 12) { /* a new tolerance: nothing may be reused */
+			cs.contactTolerance = 2e-2;
+			assert_int_equal(ibWorld_SetCollisionSettings(wid, &cs), IB_OK);
+			expectNoReuse = 1;
+		}
+		if (step == 20) { /* the slot of a destroyed shape reused by a different shape at the same pose */
+			for (int i = 0; i < NB; i += 7) {
+				assert_int_equal(ibDestroyShape(firstShape[i]), IB_OK);
+				firstShape[i] = add_random_shape(bodies[i], rnd());
+				assert_false(IB_IS_NULL(firstShape[i]));
+			}
+		}
+		if (step == 28) { /* the static slab moves */
+			assert_int_equal(ibBody_SetTransform(slab, ibV3(3.0, 3.05, -0.19), IB_QUAT_IDENTITY), IB_OK);
+		}
+		assert_int_equal(ibWorld_Collide(wid), IB_OK);
+		cw = w->collision;
+		int n = check_against_brute_force(w, cs.contactTolerance);
+		totalPairs += n;
+		totalReused += cw->reusedPairs;
+		if (step == 0 || expectNoReuse) assert_int_equal(cw->reusedPairs, 0);
+		else assert_true(cw->reusedPairs > 0);
+	}
+	/* nothing moves: the broadphase keeps its pair set (no sort pass, no merge), every pair is reused */
+	for (int k = 0; k < 2; ++k) {
+		assert_int_equal(ibWorld_Collide(wid), IB_OK);
+		assert_int_equal(cw->reusedPairs, cw->stats.pairCount);
+		check_against_brute_force(w, cs.contactTolerance);
+	}
+	printf("coherence: %ld touching pairs over %d detections equal brute force, %ld candidate pairs reused\n",
+	       totalPairs, STEPS, totalReused);
+	assert_true(totalPairs > 40 * STEPS);
+	assert_true(totalReused > 10 * STEPS);
+	ibDestroyWorld(wid);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_reuse_equals_recomputation),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
