@@ -47,6 +47,12 @@ typedef enum ibSoftBending {
 	IB_SOFT_BENDING_DIHEDRAL = 2, /**< dihedral angle across each interior edge, row L_e (theta - theta0) (m) */
 } ibSoftBending;
 
+/** How the internal rows of a soft body are solved in each sweep of the joint and velocity correction. */
+typedef enum ibSoftSolver {
+	IB_SOFT_SOLVER_GAUSS_SEIDEL = 0, /**< one pass over the rows (projected Gauss–Seidel); cheap, slow on fine stiff cloth */
+	IB_SOFT_SOLVER_SPARSE = 1,       /**< one sparse Cholesky solve (CHOLMOD) of all rows and the constraints on the particles */
+} ibSoftSolver;
+
 /** Soft body definition. Start from ibDefaultSoftBodyDef().
  * Kind: tetrahedra given -> volumetric body (edges of the tetrahedra, optional volume row per
  * tetrahedron); otherwise triangles -> cloth, or with preserveVolume a closed surface (one volume
@@ -78,7 +84,9 @@ typedef struct ibSoftBodyDef {
 	double gravityScale;       /**< multiplies the world gravity */
 	double positionTolerance;  /**< tolerance of the internal rows (m); 0 = the world's eps_d */
 	int maxIterations;         /**< sweeps of the internal rows per correction (anytime cloth: after that only
-	                            *   the joints are iterated and the step counts as converged); 0 = the world's caps */
+	                            *   the joints are iterated and the step counts as converged); 0 = the world's caps;
+	                            *   ignored by IB_SOFT_SOLVER_SPARSE */
+	ibSoftSolver solver;       /**< row solver (default Gauss–Seidel) */
 	const char* name;          /**< optional name (copied) */
 	void* userData;            /**< user pointer */
 	int internalValue;         /**< set by ibDefaultSoftBodyDef */

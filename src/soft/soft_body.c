@@ -50,6 +50,8 @@ static ibResult validate(ibWorld* w, const ibSoftBodyDef* d)
 	if (!nonneg(d->linearDamping)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "damping must be finite and >= 0");
 	if (!isfinite(d->gravityScale)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "gravity scale must be finite");
 	if (d->maxIterations < 0) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "maxIterations must be >= 0");
+	if (d->solver != IB_SOFT_SOLVER_GAUSS_SEIDEL && d->solver != IB_SOFT_SOLVER_SPARSE)
+		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "unknown soft-body solver %d", (int)d->solver);
 	if (!nonneg(d->positionTolerance)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "tolerance must be finite and >= 0");
 	if (!ibVec3_IsFinite(d->linearVelocity)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "velocity must be finite");
 	if (d->bending != IB_SOFT_BENDING_NONE && d->bending != IB_SOFT_BENDING_DISTANCE && d->bending != IB_SOFT_BENDING_DIHEDRAL)
@@ -239,6 +241,7 @@ ibSoftBodyId ibCreateSoftBody(ibWorldId worldId, const ibSoftBodyDef* d)
 	sb->volJ = volJ;
 	sb->tol = d->positionTolerance;
 	sb->maxIter = d->maxIterations;
+	sb->solver = d->solver;
 	sb->name = name;
 	sb->userData = d->userData;
 	for (int i = 0; i < n; ++i) {
@@ -320,6 +323,7 @@ ibSoftBodyId ibCreateSoftBody(ibWorldId worldId, const ibSoftBodyDef* d)
 	sb->rowCount = ss->rowCount - sb->firstRow;
 	ib_free(w, E, neBytes);
 	ib_free(w, mass, massBytes);
+	ss->layout++;
 	w->poseEpoch++;
 	return (ibSoftBodyId){si + 1, w->slot, sb->generation};
 }

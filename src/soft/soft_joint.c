@@ -65,6 +65,7 @@ static int32_t alloc_con(ibWorld* w, ibSoftStore* ss, int rows, int count, const
 	c->name = nm;
 	c->velocity = true;
 	ss->conCount++;
+	ss->layout++;
 	w->poseEpoch++;
 	return i;
 oom:
