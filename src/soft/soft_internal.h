@@ -80,6 +80,7 @@ typedef struct ibSoftCon {
 	ibConstraintFn* fn;
 	void* userData;
 	double err, verr;
+	int32_t softIndex, element; /* rigid–soft joints: soft body and triangle / vertex index */
 	bool inSparse;     /* solved in the sparse system of this step (soft_sparse.c) */
 	char* name;
 } ibSoftCon;
@@ -96,6 +97,16 @@ typedef struct ibSoftBody {
 	double tol;
 	int maxIter;                 /* 0 = world caps */
 	int solver;                  /* ibSoftSolver */
+	/* the definition as created (ibSoftBody_GetDef): */
+	ibVec3* rest;                /* rest vertices */
+	int* tets;
+	int tetCount;
+	int* edges;
+	int edgeCount;
+	double* mass0;               /* masses as created */
+	double density, stretchCompliance, bendingCompliance, volumeCompliance;
+	int bending;
+	bool preserveVolume;
 	char* name;
 	void* userData;
 } ibSoftBody;

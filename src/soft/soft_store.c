@@ -79,6 +79,13 @@ static void free_soft_data(ibWorld* w, ibSoftBody* s)
 {
 	ib_free(w, s->tris, sizeof(int) * 3 * (size_t)s->triCount);
 	ib_free(w, s->volJ, sizeof(double) * 3 * (size_t)s->count);
+	ib_free(w, s->rest, sizeof(ibVec3) * (size_t)s->count);
+	ib_free(w, s->mass0, sizeof(double) * (size_t)s->count);
+	ib_free(w, s->tets, sizeof(int) * 4 * (size_t)s->tetCount);
+	ib_free(w, s->edges, sizeof(int) * 2 * (size_t)s->edgeCount);
+	s->rest = NULL;
+	s->mass0 = NULL;
+	s->tets = s->edges = NULL;
 	ib_strfree(w, s->name);
 	s->tris = NULL;
 	s->volJ = NULL;
