@@ -41,6 +41,7 @@ typedef struct SpSys {
 	bool factored;       /* numeric factor of the current correction */
 	uint32_t builtFor;   /* ss->layout + 1 of the pattern (0 = none) */
 	int32_t m, nnz, units;
+	int32_t parts;       /* participant keys: particles, then bodies (at build time) */
 	SpUnit* unit;
 	int32_t unitCap;
 	int32_t* rowUnit; /* unit of each system row */
@@ -70,8 +71,8 @@ typedef struct SpSys {
 	int32_t AxCap;
 	int32_t* mark;
 	int32_t markCap;
-	double *scale, *b, *lam, *C;
-	int32_t scaleCap, bCap, lamCap, CCap;
+	double *scale, *b, *lam;
+	int32_t scaleCap, bCap, lamCap;
 	cholmod_factor* L;
 	cholmod_dense *X, *Y, *E;
 	double lastMerit;    /* sum of squared predicted row values before the last solve */
@@ -144,7 +145,6 @@ static void sys_free(ibWorld* w, ibSoftSparse* S, SpSys* y)
 	FREE_ARR(y->scale, y->scaleCap, double);
 	FREE_ARR(y->b, y->bCap, double);
 	FREE_ARR(y->lam, y->lamCap, double);
-	FREE_ARR(y->C, y->CCap, double);
 	if (y->L) cholmod_free_factor(&y->L, &S->cc);
 	if (y->X) cholmod_free_dense(&y->X, &S->cc);
 	if (y->Y) cholmod_free_dense(&y->Y, &S->cc);
@@ -243,7 +243,7 @@ static bool sys_build(ibWorld* w, ibSoftStore* ss, ibSoftSparse* S, SpSys* y)
 			    !GROW(y->cursor, y->cursorCap, parts + 1) || !GROW(y->partStart, y->partStartCap, parts + 1) ||
 			    !GROW(y->partInc, y->partIncCap, ninc) || !GROW(y->Ap, y->ApCap, m + 1) ||
 			    !GROW(y->mark, y->markCap, m) || !GROW(y->scale, y->scaleCap, m) || !GROW(y->b, y->bCap, m) ||
-			    !GROW(y->lam, y->lamCap, m) || !GROW(y->C, y->CCap, IB_SOFT_MAXR))
+			    !GROW(y->lam, y->lamCap, m))
 				return false;
 		}
 	}
@@ -275,6 +275,7 @@ static bool sys_build(ibWorld* w, ibSoftStore* ss, ibSoftSparse* S, SpSys* y)
 	y->incStart[m] = z;
 	/* transposed lists */
 	int32_t parts = ss->particleCount + w->bodyHigh;
+	y->parts = parts;
 	for (int32_t p = 0; p <= parts; ++p) y->partStart[p] = 0;
 	for (int32_t q = 0; q < z; ++q) y->partStart[y->incPart[q] + 1]++;
 	for (int32_t p = 0; p < parts; ++p) y->partStart[p + 1] += y->partStart[p];
@@ -351,8 +352,7 @@ static double response(const ibWorld* w, const ibSoftStore* ss, int32_t p, const
 static bool sys_factor(ibWorld* w, ibSoftStore* ss, ibSoftSparse* S, SpSys* y, double h)
 {
 	for (int32_t q = 0; q < y->nnz; ++q) y->Ax[q] = 0.0;
-	int32_t parts = ss->particleCount + w->bodyHigh;
-	for (int32_t p = 0; p < parts; ++p)
+	for (int32_t p = 0; p < y->parts; ++p)
 		for (int32_t t = y->partStart[p]; t < y->partStart[p + 1]; ++t) {
 			int32_t ia = y->partInc[t], ra = y->incRow[ia];
 			for (int32_t t2 = t; t2 < y->partStart[p + 1]; ++t2) {
@@ -452,7 +452,10 @@ static void relinearise(ibWorld* w, ibSoftStore* ss, SpSys* y, double h)
 			ss->cons[-su->index - 1].epoch = w->poseEpoch - 1u;
 	}
 	y->relinearised++;
-	if (!sys_factor(w, ss, ss->sparse, y, h)) y->factored = false;
+	if (!sys_factor(w, ss, ss->sparse, y, h)) {
+		y->factored = false;
+		ss->sparsePosition = false; /* the Gauss–Seidel sweeps take over for the rest of this correction */
+	}
 }
 
 static void apply_lam(ibWorld* w, ibSoftStore* ss, SpSys* y)
