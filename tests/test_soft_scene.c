@@ -160,7 +160,7 @@ static void test_round_trip(void** state)
 	jd.soft = softs[1];
 	jd.vertex = 0;
 	assert_false(IB_IS_NULL(ibCreateSoftJoint(w0, &jd)));
-	for (int k = 0; k < 30; ++k) assert_int_equal(ibWorld_Step(w0, 0.01), IB_OK);
+	for (int k = 0; k < 15; ++k) assert_int_equal(ibWorld_Step(w0, 0.01), IB_OK);
 	char* xml1 = NULL;
 	if (ibSaveSceneToMemory(w0, NULL, &xml1, err, sizeof err) != IB_OK) fail_msg("save: %s", err);
 	assert_non_null(strstr(xml1, "<soft "));
@@ -238,7 +238,7 @@ static void test_obj_scene(void** state)
 	assert_true(ibSoftBody_IsPinned(sb, 0) && ibSoftBody_IsPinned(sb, 2));
 	ibVec3 x4 = ibSoftBody_GetPosition(sb, 4);
 	assert_true(x4.x == 0.5 && x4.y == 0.5 && x4.z == 1.0);
-	for (int k = 0; k < 50; ++k) assert_int_equal(ibWorld_Step(w, 0.01), IB_OK);
+	for (int k = 0; k < 25; ++k) assert_int_equal(ibWorld_Step(w, 0.01), IB_OK);
 	assert_true(ibSoftBody_GetPosition(sb, 8).z < 0.9); /* the free edge swings down */
 	assert_true(ibSoftBody_GetPosition(sb, 0).z == 1.0);
 	ibDestroyWorld(w);
