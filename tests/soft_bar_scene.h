@@ -17,8 +17,8 @@ typedef struct BarScene {
 	double schedT[41], schedV[41];
 } BarScene;
 
-static inline bool bar_scene(BarScene* s, int n, ibJointSolver method, double eps, double clothTol, int clothIter,
-                             double stretchCompliance)
+static inline bool bar_scene_ex(BarScene* s, int n, ibJointSolver method, double eps, double clothTol, int clothIter,
+                                double stretchCompliance, ibSoftSolver clothSolver)
 {
 	ibWorldDef wd = ibDefaultWorldDef();
 	wd.solver.method = method;
@@ -65,6 +65,7 @@ static inline bool bar_scene(BarScene* s, int n, ibJointSolver method, double ep
 	cd.linearDamping = 0.1;
 	cd.positionTolerance = clothTol;
 	cd.maxIterations = clothIter;
+	cd.solver = clothSolver;
 	s->cloth = ibCreateSoftBody(s->w, &cd);
 	double c = 1.0 / n;
 	for (int k = 0; k < 2; ++k) {
@@ -77,6 +78,12 @@ static inline bool bar_scene(BarScene* s, int n, ibJointSolver method, double ep
 	}
 	return ibJoint_IsValid(s->hinge) && ibSoftBody_IsValid(s->cloth) && ibConstraint_IsValid(s->att[0]) &&
 	       ibConstraint_IsValid(s->att[1]);
+}
+
+static inline bool bar_scene(BarScene* s, int n, ibJointSolver method, double eps, double clothTol, int clothIter,
+                             double stretchCompliance)
+{
+	return bar_scene_ex(s, n, method, eps, clothTol, clothIter, stretchCompliance, IB_SOFT_SOLVER_GAUSS_SEIDEL);
 }
 
 static inline void bar_scene_free(BarScene* s)

@@ -47,6 +47,12 @@ typedef enum ibSoftBending {
 	IB_SOFT_BENDING_DIHEDRAL = 2, /**< dihedral angle across each interior edge, row L_e (theta - theta0) (m) */
 } ibSoftBending;
 
+/** How the internal rows of a soft body are solved in each sweep of the joint and velocity correction. */
+typedef enum ibSoftSolver {
+	IB_SOFT_SOLVER_GAUSS_SEIDEL = 0, /**< one pass over the rows (projected Gauss–Seidel); cheap, slow on fine stiff cloth */
+	IB_SOFT_SOLVER_SPARSE = 1,       /**< one sparse Cholesky solve (CHOLMOD) of all rows and the constraints on the particles */
+} ibSoftSolver;
+
 /** Soft body definition. Start from ibDefaultSoftBodyDef().
  * Kind: tetrahedra given -> volumetric body (edges of the tetrahedra, optional volume row per
  * tetrahedron); otherwise triangles -> cloth, or with preserveVolume a closed surface (one volume
@@ -78,7 +84,9 @@ typedef struct ibSoftBodyDef {
 	double gravityScale;       /**< multiplies the world gravity */
 	double positionTolerance;  /**< tolerance of the internal rows (m); 0 = the world's eps_d */
 	int maxIterations;         /**< sweeps of the internal rows per correction (anytime cloth: after that only
-	                            *   the joints are iterated and the step counts as converged); 0 = the world's caps */
+	                            *   the joints are iterated and the step counts as converged); 0 = the world's caps;
+	                            *   ignored by IB_SOFT_SOLVER_SPARSE */
+	ibSoftSolver solver;       /**< row solver (default Gauss–Seidel) */
 	const char* name;          /**< optional name (copied) */
 	void* userData;            /**< user pointer */
 	int internalValue;         /**< set by ibDefaultSoftBodyDef */
@@ -103,6 +111,10 @@ typedef struct ibSoftJointDef {
 	int vertex;            /**< particle index (IB_SOFT_JOINT_VERTEX) */
 	ibVec3 worldPoint;     /**< attachment point (m, world) */
 	bool useWorldPoint;    /**< vertex joint: use worldPoint instead of the particle position as rigid anchor */
+	bool useCoordinates;   /**< take coordinates and localAnchor as given instead of deriving them from worldPoint
+	                        *   (exact re-creation, e.g. from a scene file; ibSoftJoint_GetDef sets this) */
+	double coordinates[4]; /**< triangle joint: alpha, beta, gamma, delta (with useCoordinates) */
+	ibVec3 localAnchor;    /**< rigid anchor in the body's frame (with useCoordinates) */
 	const char* name;      /**< optional name (copied) */
 	int internalValue;     /**< set by ibDefaultSoftJointDef */
 } ibSoftJointDef;
@@ -160,6 +172,10 @@ IB_API ibSoftJointDef ibDefaultSoftJointDef(void);
 /** Default user constraint: 1 row, rigid, with velocity correction. */
 IB_API ibConstraintDef ibDefaultConstraintDef(void);
 
+/** Let def use a triangle mesh (e.g. from ibLoadObj of the scene library): vertices, vertexCount,
+ * triangles, triangleCount point into mesh (which must outlive ibCreateSoftBody). Cloth as is; set
+ * preserveVolume for a closed surface (counter-clockwise seen from outside). */
+IB_API void ibSoftBodyDef_SetMesh(ibSoftBodyDef* def, const ibMesh* mesh);
 /** Create a soft body; null handle and an error on a bad definition. */
 IB_API ibSoftBodyId ibCreateSoftBody(ibWorldId world, const ibSoftBodyDef* def);
 /** Destroy a soft body and the constraints using its particles. */
@@ -204,6 +220,19 @@ IB_API double ibSoftBody_GetKineticEnergy(ibSoftBodyId soft);
 IB_API int ibSoftBody_GetTriangles(ibSoftBodyId soft, int* out, int capacity);
 /** Name ("" if none). */
 IB_API const char* ibSoftBody_GetName(ibSoftBodyId soft);
+/** The definition the soft body was created with, as far as it is stored: rest vertices, triangles,
+ * tetrahedra, extra edges and the particle masses as created (pointers into the soft body, valid
+ * until it is destroyed), the material and solver settings as they are now (damping, gravity scale,
+ * tolerance, sweep cap); pinned = NULL (see ibSoftBody_IsPinned), linearVelocity zero. Creating a
+ * soft body from it and setting the current positions and velocities reproduces the soft body. */
+IB_API ibResult ibSoftBody_GetDef(ibSoftBodyId soft, ibSoftBodyDef* out);
+/** Number of live soft bodies and (if out != NULL) up to capacity handles in creation-slot order. */
+IB_API int ibWorld_GetSoftBodies(ibWorldId world, ibSoftBodyId* out, int capacity);
+/** Number of live constraints (rigid–soft joints and user constraints) and up to capacity handles. */
+IB_API int ibWorld_GetConstraints(ibWorldId world, ibConstraintId* out, int capacity);
+/** Definition of a rigid–soft joint with useCoordinates set (exact re-creation);
+ * IB_ERR_INVALID_ARGUMENT for user constraints. */
+IB_API ibResult ibSoftJoint_GetDef(ibConstraintId c, ibSoftJointDef* out);
 /** Find a soft body by name. */
 IB_API ibSoftBodyId ibWorld_FindSoftBody(ibWorldId world, const char* name);
 /** Statistics of the soft part of the last step. */

@@ -128,7 +128,7 @@ static char* resolvePath(const ibSceneLoader* L, const char* file)
 }
 
 /* The mesh of an OBJ file named by the element (all-or-nothing; the error names the element's line). */
-static bool loadObjFile(ibSceneLoader* L, const xmlNode* node, const char* file, ibMesh* out)
+bool ibScene_LoadObjFile(ibSceneLoader* L, const xmlNode* node, const char* file, ibMesh* out)
 {
 	char* path = resolvePath(L, file);
 	if (path == NULL) {
@@ -151,7 +151,7 @@ static bool meshGeometry(ibSceneLoader* L, const xmlNode* node, const shapeGeome
 {
 	*fromFile = g->file != NULL;
 	if (g->file != NULL) {
-		if (!loadObjFile(L, node, g->file, mesh)) return false;
+		if (!ibScene_LoadObjFile(L, node, g->file, mesh)) return false;
 		if (mesh->triangleCount == 0) {
 			ibScene_NodeError(L->err, node, "file '%s' has no faces", g->file);
 			ibFreeObjMesh(mesh);
@@ -221,7 +221,7 @@ static ibShapeId createHull(ibSceneLoader* L, const xmlNode* node, ibBodyId body
 	ibHull hull;
 	ibVec3* v = NULL;
 	if (g->file != NULL) { /* the file's vertices; its faces, if any, are not needed */
-		if (!loadObjFile(L, node, g->file, &obj)) return IB_NULL_SHAPE;
+		if (!ibScene_LoadObjFile(L, node, g->file, &obj)) return IB_NULL_SHAPE;
 		hull = (ibHull){obj.vertices, obj.vertexCount};
 	} else {
 		if (g->points.count == 0) {

@@ -45,6 +45,8 @@ bool ibScene_CheckContent(ibSceneErr* e, const xmlNode* parent, bool elementsAll
 bool ibScene_ReadBody(ibSceneLoader* L, const xmlNode* node);
 /** Read one <joint> with its optional <motor> into L->world (after all bodies exist). */
 bool ibScene_ReadJoint(ibSceneLoader* L, const xmlNode* node);
+/** The mesh of an OBJ file named by node's 'file' (relative to the scene file); false after an error. */
+bool ibScene_LoadObjFile(ibSceneLoader* L, const xmlNode* node, const char* file, ibMesh* out);
 /** Read one <soft> soft body (scene_soft.c). */
 bool ibScene_ReadSoft(ibSceneLoader* L, const xmlNode* node);
 /** Read one <soft_joint> rigid–soft joint (after bodies and soft bodies exist). */

@@ -501,10 +501,37 @@ static bool readContents(ibWorldId world, worldContents* c, ibSceneWriter* w, ib
 			c->jointBodyNames[2 * j + k] = name[0] != '\0' ? name : c->autoNames[i];
 		}
 	}
+	/* bodies of rigid–soft joints need names too */
+	int nc = ok ? ibWorld_GetConstraints(world, NULL, 0) : 0;
+	ibConstraintId* cons = nc > 0 ? malloc(sizeof *cons * (size_t)nc) : NULL;
+	if (nc > 0 && cons == NULL) ok = false;
+	if (cons != NULL) nc = ibWorld_GetConstraints(world, cons, nc);
+	for (int j = 0; ok && j < nc; ++j) {
+		ibSoftJointDef d;
+		if (ibSoftJoint_GetDef(cons[j], &d) != IB_OK) continue; /* user constraint: reported by the soft writer */
+		int i = bodyPosition(c, d.body);
+		if (i < 0 || ibBody_GetName(c->bodies[i])[0] != '\0' || c->autoNames[i] != NULL) continue;
+		c->autoNames[i] = autoName(used, i);
+		if (c->autoNames[i] == NULL) {
+			w->outOfMemory = true;
+			ok = false;
+		}
+	}
+	free(cons);
 	if (used != NULL) xmlHashFree(used, NULL);
 	free(ids);
 	if (!ok && e->result == IB_OK) w->outOfMemory = true;
 	return ok;
+}
+
+/* Name written for a body (ibScene_WriteSoft callback). */
+static const char* writtenBodyName(void* ctx, ibBodyId body)
+{
+	const worldContents* c = ctx;
+	int i = bodyPosition(c, body);
+	if (i < 0) return NULL;
+	const char* name = ibBody_GetName(c->bodies[i]);
+	return name[0] != '\0' ? name : c->autoNames[i];
 }
 
 static ibResult writeScene(ibSceneWriter* w, ibWorldId world, const ibSceneSettings* settings, ibSceneErr* e)
@@ -532,7 +559,8 @@ static ibResult writeScene(ibSceneWriter* w, ibWorldId world, const ibSceneSetti
 	}
 	worldContents c;
 	bool ok = readContents(world, &c, w, e) && writeBodies(w, c.bodies, c.bodyCount, c.autoNames, e) &&
-	          ibScene_WriteJoints(w, c.joints, c.jointCount, c.jointBodyNames, e);
+	          ibScene_WriteJoints(w, c.joints, c.jointCount, c.jointBodyNames, e) &&
+	          ibScene_WriteSoft(w, world, writtenBodyName, &c, e);
 	freeContents(&c);
 	if (!ok && e->result != IB_OK) return e->result;
 	ibSceneW_Puts(w, "</ibdyn>\n");

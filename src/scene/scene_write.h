@@ -38,4 +38,10 @@ void ibSceneW_AttrText(ibSceneWriter* w, const char* name, const char* text);
 bool ibScene_WriteJoints(ibSceneWriter* w, const ibJointDef* defs, int count, const char* const* bodyNames,
                          ibSceneErr* e);
 
+/** Write every soft body (<soft>) and rigid–soft joint (<soft_joint>) of world (scene_write_soft.c);
+ * bodyName(ctx, body) gives the name written for a rigid body (NULL if it is not in the world).
+ * False after an error (recorded in e, e.g. a user constraint) or when out of memory. */
+bool ibScene_WriteSoft(ibSceneWriter* w, ibWorldId world, const char* (*bodyName)(void* ctx, ibBodyId body),
+                       void* ctx, ibSceneErr* e);
+
 #endif

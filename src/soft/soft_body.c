@@ -50,6 +50,8 @@ static ibResult validate(ibWorld* w, const ibSoftBodyDef* d)
 	if (!nonneg(d->linearDamping)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "damping must be finite and >= 0");
 	if (!isfinite(d->gravityScale)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "gravity scale must be finite");
 	if (d->maxIterations < 0) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "maxIterations must be >= 0");
+	if (d->solver != IB_SOFT_SOLVER_GAUSS_SEIDEL && d->solver != IB_SOFT_SOLVER_SPARSE)
+		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "unknown soft-body solver %d", (int)d->solver);
 	if (!nonneg(d->positionTolerance)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "tolerance must be finite and >= 0");
 	if (!ibVec3_IsFinite(d->linearVelocity)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "velocity must be finite");
 	if (d->bending != IB_SOFT_BENDING_NONE && d->bending != IB_SOFT_BENDING_DISTANCE && d->bending != IB_SOFT_BENDING_DIHEDRAL)
@@ -209,12 +211,30 @@ ibSoftBodyId ibCreateSoftBody(ibWorldId worldId, const ibSoftBodyDef* d)
 	int* tris = d->triangleCount ? ib_alloc(w, trisBytes) : NULL;
 	double* volJ = closedVolume ? ib_alloc(w, sizeof(double) * 3 * (size_t)n) : NULL;
 	char* name = ib_strdup(w, d->name);
+	ibVec3* rest = ib_alloc(w, sizeof(ibVec3) * (size_t)n);
+	double* mass0 = ib_alloc(w, sizeof(double) * (size_t)n);
+	int* tets = d->tetrahedronCount ? ib_alloc(w, sizeof(int) * 4 * (size_t)d->tetrahedronCount) : NULL;
+	int* edges = d->edgeCount ? ib_alloc(w, sizeof(int) * 2 * (size_t)d->edgeCount) : NULL;
+	if (!rest || !mass0 || (d->tetrahedronCount && !tets) || (d->edgeCount && !edges)) {
+		ib_free(w, rest, sizeof(ibVec3) * (size_t)n);
+		ib_free(w, mass0, sizeof(double) * (size_t)n);
+		ib_free(w, tets, sizeof(int) * 4 * (size_t)d->tetrahedronCount);
+		ib_free(w, edges, sizeof(int) * 2 * (size_t)d->edgeCount);
+		ib_free(w, tris, trisBytes);
+		ib_free(w, volJ, sizeof(double) * 3 * (size_t)n);
+		ib_strfree(w, name);
+		return fail(w, E, neBytes, mass, massBytes, IB_ERR_OUT_OF_MEMORY, "out of memory creating soft body");
+	}
 	if (!ib_grow(w, (void**)&ss->particles, &ss->particleCapacity, ss->particleCount + n, sizeof(ibParticle)) ||
 	    !ib_grow(w, (void**)&ss->rows, &ss->rowCapacity, ss->rowCount + nrows + 1, sizeof(ibSoftRow)) ||
 	    !ib_soft_ensure_scratch(w, ss, n > 4 ? n : 4, 3 * n > 12 ? 3 * n : 12) || (d->triangleCount && !tris) ||
 	    (closedVolume && !volJ) || (d->name && *d->name && !name)) {
 		ib_free(w, tris, trisBytes);
 		ib_free(w, volJ, sizeof(double) * 3 * (size_t)n);
+		ib_free(w, rest, sizeof(ibVec3) * (size_t)n);
+		ib_free(w, mass0, sizeof(double) * (size_t)n);
+		ib_free(w, tets, sizeof(int) * 4 * (size_t)d->tetrahedronCount);
+		ib_free(w, edges, sizeof(int) * 2 * (size_t)d->edgeCount);
 		ib_strfree(w, name);
 		return fail(w, E, neBytes, mass, massBytes, IB_ERR_OUT_OF_MEMORY, "out of memory creating soft body");
 	}
@@ -239,6 +259,23 @@ ibSoftBodyId ibCreateSoftBody(ibWorldId worldId, const ibSoftBodyDef* d)
 	sb->volJ = volJ;
 	sb->tol = d->positionTolerance;
 	sb->maxIter = d->maxIterations;
+	sb->solver = d->solver;
+	sb->rest = rest;
+	memcpy(rest, X, sizeof(ibVec3) * (size_t)n);
+	sb->mass0 = mass0;
+	memcpy(mass0, mass, sizeof(double) * (size_t)n);
+	sb->tets = tets;
+	sb->tetCount = d->tetrahedronCount;
+	if (tets) memcpy(tets, d->tetrahedra, sizeof(int) * 4 * (size_t)d->tetrahedronCount);
+	sb->edges = edges;
+	sb->edgeCount = d->edgeCount;
+	if (edges) memcpy(edges, d->edges, sizeof(int) * 2 * (size_t)d->edgeCount);
+	sb->density = d->density;
+	sb->stretchCompliance = d->stretchCompliance;
+	sb->bending = d->bending;
+	sb->bendingCompliance = d->bendingCompliance;
+	sb->preserveVolume = d->preserveVolume;
+	sb->volumeCompliance = d->volumeCompliance;
 	sb->name = name;
 	sb->userData = d->userData;
 	for (int i = 0; i < n; ++i) {
@@ -320,6 +357,7 @@ ibSoftBodyId ibCreateSoftBody(ibWorldId worldId, const ibSoftBodyDef* d)
 	sb->rowCount = ss->rowCount - sb->firstRow;
 	ib_free(w, E, neBytes);
 	ib_free(w, mass, massBytes);
+	ss->layout++;
 	w->poseEpoch++;
 	return (ibSoftBodyId){si + 1, w->slot, sb->generation};
 }
@@ -331,4 +369,61 @@ ibResult ibDestroySoftBody(ibSoftBodyId id)
 	if (!s) return IB_ERR_STALE_HANDLE;
 	ib_soft_body_remove(w, w->soft, id.index1 - 1);
 	return IB_OK;
+}
+
+void ibSoftBodyDef_SetMesh(ibSoftBodyDef* def, const ibMesh* mesh)
+{
+	if (!def || !mesh) return;
+	def->vertices = mesh->vertices;
+	def->vertexCount = mesh->vertexCount;
+	def->triangles = mesh->indices;
+	def->triangleCount = mesh->triangleCount;
+}
+
+ibResult ibSoftBody_GetDef(ibSoftBodyId id, ibSoftBodyDef* out)
+{
+	ibWorld* w;
+	ibSoftBody* s = ib_soft_get(id, &w);
+	if (!s) return IB_ERR_STALE_HANDLE;
+	if (!out) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "out is NULL");
+	const ibParticle* p = &w->soft->particles[s->first];
+	ibSoftBodyDef d = ibDefaultSoftBodyDef();
+	d.vertices = s->rest;
+	d.vertexCount = s->count;
+	d.triangles = s->tris;
+	d.triangleCount = s->triCount;
+	d.tetrahedra = s->tets;
+	d.tetrahedronCount = s->tetCount;
+	d.edges = s->edges;
+	d.edgeCount = s->edgeCount;
+	d.vertexMasses = s->mass0;
+	d.density = s->density;
+	d.stretchCompliance = s->stretchCompliance;
+	d.bending = (ibSoftBending)s->bending;
+	d.bendingCompliance = s->bendingCompliance;
+	d.preserveVolume = s->preserveVolume;
+	d.volumeCompliance = s->volumeCompliance;
+	d.linearDamping = p->damping;
+	d.gravityScale = p->gravityScale;
+	d.positionTolerance = s->tol;
+	d.maxIterations = s->maxIter;
+	d.solver = (ibSoftSolver)s->solver;
+	d.name = s->name;
+	d.userData = s->userData;
+	*out = d;
+	return IB_OK;
+}
+
+int ibWorld_GetSoftBodies(ibWorldId world, ibSoftBodyId* out, int capacity)
+{
+	ibWorld* w = ib_world_get(world);
+	if (!w || !w->soft) return 0;
+	int n = 0;
+	for (int32_t i = 0; i < w->soft->softHigh; ++i) {
+		const ibSoftBody* s = &w->soft->softs[i];
+		if (!s->inUse) continue;
+		if (out && n < capacity) out[n] = (ibSoftBodyId){i + 1, w->slot, s->generation};
+		++n;
+	}
+	return n;
 }

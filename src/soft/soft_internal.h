@@ -80,6 +80,8 @@ typedef struct ibSoftCon {
 	ibConstraintFn* fn;
 	void* userData;
 	double err, verr;
+	int32_t softIndex, element; /* rigid–soft joints: soft body and triangle / vertex index */
+	bool inSparse;     /* solved in the sparse system of this step (soft_sparse.c) */
 	char* name;
 } ibSoftCon;
 
@@ -94,6 +96,17 @@ typedef struct ibSoftBody {
 	double* volJ;                /* Jacobian of the surface volume row (3 count) or NULL */
 	double tol;
 	int maxIter;                 /* 0 = world caps */
+	int solver;                  /* ibSoftSolver */
+	/* the definition as created (ibSoftBody_GetDef): */
+	ibVec3* rest;                /* rest vertices */
+	int* tets;
+	int tetCount;
+	int* edges;
+	int edgeCount;
+	double* mass0;               /* masses as created */
+	double density, stretchCompliance, bendingCompliance, volumeCompliance;
+	int bending;
+	bool preserveVolume;
 	char* name;
 	void* userData;
 } ibSoftBody;
@@ -117,6 +130,8 @@ typedef struct ibBodyPred {
 	ibPartState st;
 	uint32_t version;
 } ibBodyPred;
+
+typedef struct ibSoftSparse ibSoftSparse; /* soft_sparse.c */
 
 typedef struct ibSoftStore {
 	ibParticle* particles;
@@ -144,6 +159,9 @@ typedef struct ibSoftStore {
 	ibSoftContact* contacts; /* particle-shape contacts of this step (grow-only) */
 	int32_t contactCount, contactCapacity;
 	ibSoftStepStats stats;
+	uint32_t layout;         /* bumped when soft bodies or constraints are created or destroyed */
+	ibSoftSparse* sparse;    /* sparse direct solver of IB_SOFT_SOLVER_SPARSE bodies, or NULL */
+	bool sparsePosition, sparseVelocity; /* the sparse systems of the current corrections are factored */
 } ibSoftStore;
 
 /* A constraint as the solver sees it (built on the fly from a row or a public constraint). */
@@ -200,7 +218,18 @@ void ib_soft_view_eval(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, const i
 int ib_soft_view_cols(const ibSoftView* v);
 /* Make J and K of a view current for this time instant (w->poseEpoch). */
 void ib_soft_view_prepare(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, uint32_t* epoch);
+/* Apply the impulse J^T lambda of a view; J u of a view. */
+void ib_soft_apply(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, const double* lam);
+void ib_soft_rate(const ibWorld* w, const ibSoftStore* ss, const ibSoftView* v, double* out);
 /* Inverse of a symmetric positive semi-definite n x n matrix (rows without a pivot get zeros). */
 void ib_soft_inverse_spd(const double* A, int n, double* out);
+
+/* soft_sparse.c: the sparse direct solve of IB_SOFT_SOLVER_SPARSE bodies and the constraints on
+ * their particles (one solve per sweep) */
+bool ib_soft_sparse_wanted(const ibSoftStore* ss);
+bool ib_soft_sparse_begin(ibWorld* w, ibSoftStore* ss, bool velocity, double h);
+bool ib_soft_sparse_position_sweep(ibWorld* w, ibSoftStore* ss, double h);
+bool ib_soft_sparse_velocity_sweep(ibWorld* w, ibSoftStore* ss);
+void ib_soft_sparse_free(ibWorld* w, ibSoftStore* ss);
 
 #endif

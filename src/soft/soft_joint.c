@@ -65,6 +65,7 @@ static int32_t alloc_con(ibWorld* w, ibSoftStore* ss, int rows, int count, const
 	c->name = nm;
 	c->velocity = true;
 	ss->conCount++;
+	ss->layout++;
 	w->poseEpoch++;
 	return i;
 oom:
@@ -104,6 +105,11 @@ ibConstraintId ibCreateSoftJoint(ibWorldId worldId, const ibSoftJointDef* d)
 		return IB_NULL_CONSTRAINT;
 	}
 	ibSoftStore* ss = w->soft;
+	if (d->useCoordinates && (!ibVec3_IsFinite(d->localAnchor) || !isfinite(d->coordinates[0]) ||
+	                          !isfinite(d->coordinates[1]) || !isfinite(d->coordinates[2]) || !isfinite(d->coordinates[3]))) {
+		ib_error(w, IB_ERR_INVALID_ARGUMENT, "soft joint: coordinates and local anchor must be finite");
+		return IB_NULL_CONSTRAINT;
+	}
 	if (!ibVec3_IsFinite(d->worldPoint)) {
 		ib_error(w, IB_ERR_INVALID_ARGUMENT, "soft joint: world point must be finite");
 		return IB_NULL_CONSTRAINT;
@@ -119,7 +125,9 @@ ibConstraintId ibCreateSoftJoint(ibWorldId worldId, const ibSoftJointDef* d)
 		int32_t i = alloc_con(w, ss, 3, 2, parts, d->name);
 		if (i < 0) return IB_NULL_CONSTRAINT;
 		ss->cons[i].kind = IB_CON_VERTEX;
-		ss->cons[i].localUser = user_local(b, p);
+		ss->cons[i].localUser = d->useCoordinates ? d->localAnchor : user_local(b, p);
+		ss->cons[i].softIndex = d->soft.index1 - 1;
+		ss->cons[i].element = d->vertex;
 		return con_id(w, i);
 	}
 	if (d->type != IB_SOFT_JOINT_TRIANGLE) {
@@ -155,6 +163,12 @@ ibConstraintId ibCreateSoftJoint(ibWorldId worldId, const ibSoftJointDef* d)
 	c->bary[2] = 1.0 - al - be;
 	c->bary[3] = delta;
 	c->localUser = user_local(b, p);
+	if (d->useCoordinates) {
+		memcpy(c->bary, d->coordinates, sizeof c->bary);
+		c->localUser = d->localAnchor;
+	}
+	c->softIndex = d->soft.index1 - 1;
+	c->element = d->triangle;
 	return con_id(w, i);
 }
 
@@ -276,4 +290,41 @@ ibResult ibConstraint_GetImpulse(ibConstraintId id, double* impulse)
 	if (!impulse) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "impulse is NULL");
 	for (int r = 0; r < c->rows; ++r) impulse[r] = c->warm[r] + c->warmVel[r];
 	return IB_OK;
+}
+
+ibResult ibSoftJoint_GetDef(ibConstraintId id, ibSoftJointDef* out)
+{
+	ibWorld* w;
+	ibSoftCon* c = ib_soft_con_get(id, &w);
+	if (!c) return IB_ERR_STALE_HANDLE;
+	if (!out) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "out is NULL");
+	if (c->kind == IB_CON_USER) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "a user constraint is not a soft joint");
+	const ibSoftStore* ss = w->soft;
+	ibSoftJointDef d = ibDefaultSoftJointDef();
+	d.type = c->kind == IB_CON_TRIANGLE ? IB_SOFT_JOINT_TRIANGLE : IB_SOFT_JOINT_VERTEX;
+	d.body = ib_body_id(w, c->parts[c->count - 1].index);
+	d.soft = (ibSoftBodyId){c->softIndex + 1, w->slot, ss->softs[c->softIndex].generation};
+	if (c->kind == IB_CON_TRIANGLE)
+		d.triangle = c->element;
+	else
+		d.vertex = c->element;
+	d.useCoordinates = true;
+	memcpy(d.coordinates, c->bary, sizeof d.coordinates);
+	d.localAnchor = c->localUser;
+	d.name = c->name;
+	*out = d;
+	return IB_OK;
+}
+
+int ibWorld_GetConstraints(ibWorldId world, ibConstraintId* out, int capacity)
+{
+	ibWorld* w = ib_world_get(world);
+	if (!w || !w->soft) return 0;
+	int n = 0;
+	for (int32_t i = 0; i < w->soft->conHigh; ++i) {
+		if (!w->soft->cons[i].inUse) continue;
+		if (out && n < capacity) out[n] = (ibConstraintId){i + 1, w->slot, w->soft->cons[i].generation};
+		++n;
+	}
+	return n;
 }

@@ -219,7 +219,7 @@ static void set_minv(const ibSoftView* v, double alphaTilde)
 }
 
 /* Apply the impulse J^T lambda (Delta v = M^-1 J^T lambda). */
-static void apply(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, const double* lam)
+void ib_soft_apply(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, const double* lam)
 {
 	int m = v->rows, cols = ib_soft_view_cols(v), col = 0;
 	for (int k = 0; k < v->count; ++k) {
@@ -243,7 +243,7 @@ static void apply(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, const double
 }
 
 /* J u: the time derivative of the rows at the current velocities. */
-static void rate(const ibWorld* w, const ibSoftStore* ss, const ibSoftView* v, double* out)
+void ib_soft_rate(const ibWorld* w, const ibSoftStore* ss, const ibSoftView* v, double* out)
 {
 	int m = v->rows, cols = ib_soft_view_cols(v), col = 0;
 	for (int r = 0; r < m; ++r) out[r] = 0.0;
@@ -289,7 +289,7 @@ static bool position_step(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, doub
 		lam[r] = -x / h;
 		v->acc[r] += lam[r];
 	}
-	apply(w, ss, v, lam);
+	ib_soft_apply(w, ss, v, lam);
 	return true;
 }
 
@@ -297,7 +297,7 @@ static bool velocity_step(ibWorld* w, ibSoftStore* ss, const ibSoftView* v)
 {
 	if (!v->velocity) return false;
 	double du[IB_SOFT_MAXR], lam[IB_SOFT_MAXR];
-	rate(w, ss, v, du);
+	ib_soft_rate(w, ss, v, du);
 	int m = v->rows;
 	if (norm(du, m) <= w->solver.velocityTolerance) return false;
 	for (int r = 0; r < m; ++r) {
@@ -306,7 +306,7 @@ static bool velocity_step(ibWorld* w, ibSoftStore* ss, const ibSoftView* v)
 		lam[r] = -x;
 		v->accVel[r] += lam[r];
 	}
-	apply(w, ss, v, lam);
+	ib_soft_apply(w, ss, v, lam);
 	return true;
 }
 
@@ -339,7 +339,7 @@ void ib_soft_position_begin(ibWorld* w, double h)
 		r->acc = 0.0;
 		if (warm && r->warm != 0.0) {
 			r->acc = r->warm;
-			apply(w, ss, &v, &r->warm);
+			ib_soft_apply(w, ss, &v, &r->warm);
 		}
 	}
 	for (int32_t i = 0; i < ss->conHigh; ++i) {
@@ -351,9 +351,13 @@ void ib_soft_position_begin(ibWorld* w, double h)
 		memset(c->acc, 0, sizeof c->acc);
 		if (warm) {
 			memcpy(c->acc, c->warm, sizeof c->acc);
-			if (norm(c->warm, c->rows) > 0.0) apply(w, ss, &v, c->warm);
+			if (norm(c->warm, c->rows) > 0.0) ib_soft_apply(w, ss, &v, c->warm);
 		}
 	}
+	if (ib_soft_sparse_wanted(ss))
+		ib_soft_sparse_begin(w, ss, false, h);
+	else
+		ss->sparsePosition = false;
 	ib_soft_contacts_position_begin(w, ss);
 	ss->stats.positionSweeps = 0;
 	ss->stats.velocitySweeps = 0;
@@ -365,10 +369,13 @@ void ib_soft_position_begin(ibWorld* w, double h)
  * cloth) and do not keep the loop going. */
 static bool sweep_rows(ibWorld* w, ibSoftStore* ss, bool velocity, double h)
 {
-	bool corrected = false;
+	bool corrected = false, sparse = velocity ? ss->sparseVelocity : ss->sparsePosition;
+	if (sparse && (velocity ? ib_soft_sparse_velocity_sweep(w, ss) : ib_soft_sparse_position_sweep(w, ss, h)))
+		corrected = true;
 	for (int32_t si = 0; si < ss->softHigh; ++si) {
 		const ibSoftBody* sb = &ss->softs[si];
 		if (!sb->inUse || sb->rowCount == 0) continue;
+		if (sparse && sb->solver == IB_SOFT_SOLVER_SPARSE) continue; /* rows in the sparse system */
 		if (sb->maxIter > 0 && ss->sweep >= sb->maxIter) continue;
 		bool any = false;
 		for (int32_t k = sb->firstRow; k < sb->firstRow + sb->rowCount; ++k) {
@@ -387,7 +394,7 @@ bool ib_soft_position_sweep(ibWorld* w, double h)
 	if (!has_rows(w) || ss->depth == 0) return false;
 	bool corrected = sweep_rows(w, ss, false, h);
 	for (int32_t i = 0; i < ss->conHigh; ++i) {
-		if (!ss->cons[i].inUse) continue;
+		if (!ss->cons[i].inUse || (ss->sparsePosition && ss->cons[i].inSparse)) continue;
 		ibSoftView v = ib_soft_con_view(&ss->cons[i]);
 		if (position_step(w, ss, &v, h, w->solver.positionTolerance)) corrected = true;
 	}
@@ -404,6 +411,16 @@ void ib_soft_position_end(ibWorld* w)
 	for (int32_t k = 0; k < ss->rowCount; ++k) ss->rows[k].warm = ss->rows[k].acc;
 	for (int32_t i = 0; i < ss->conHigh; ++i)
 		if (ss->cons[i].inUse) memcpy(ss->cons[i].warm, ss->cons[i].acc, sizeof ss->cons[i].acc);
+	if (!ss->sparsePosition) return;
+	/* no warm start for the sparse rows: the direct solve does not need it, and the least-squares
+	 * split of redundant rows' impulses need not fit the next step's Jacobian */
+	for (int32_t si = 0; si < ss->softHigh; ++si) {
+		const ibSoftBody* sb = &ss->softs[si];
+		if (sb->inUse && sb->solver == IB_SOFT_SOLVER_SPARSE)
+			for (int32_t k = sb->firstRow; k < sb->firstRow + sb->rowCount; ++k) ss->rows[k].warm = 0.0;
+	}
+	for (int32_t i = 0; i < ss->conHigh; ++i)
+		if (ss->cons[i].inUse && ss->cons[i].inSparse) memset(ss->cons[i].warm, 0, sizeof ss->cons[i].warm);
 }
 
 void ib_soft_velocity_begin(ibWorld* w)
@@ -427,6 +444,10 @@ void ib_soft_velocity_begin(ibWorld* w)
 		ib_soft_view_prepare(w, ss, &v, &c->epoch);
 		set_minv(&v, 0.0);
 	}
+	if (ib_soft_sparse_wanted(ss))
+		ib_soft_sparse_begin(w, ss, true, 0.0);
+	else
+		ss->sparseVelocity = false;
 	ib_soft_contacts_velocity_begin(w, ss);
 	ss->sweep = 0;
 }
@@ -437,7 +458,7 @@ bool ib_soft_velocity_sweep(ibWorld* w)
 	if (!has_rows(w) || ss->depth == 0) return false;
 	bool corrected = sweep_rows(w, ss, true, 0.0);
 	for (int32_t i = 0; i < ss->conHigh; ++i) {
-		if (!ss->cons[i].inUse) continue;
+		if (!ss->cons[i].inUse || (ss->sparseVelocity && ss->cons[i].inSparse)) continue;
 		ibSoftView v = ib_soft_con_view(&ss->cons[i]);
 		if (velocity_step(w, ss, &v)) corrected = true;
 	}
@@ -573,7 +594,7 @@ void ib_soft_measure(ibWorld* w)
 		ibSoftView v = ib_soft_con_view(c);
 		ib_soft_view_prepare(w, ss, &v, &c->epoch);
 		ib_soft_view_eval(w, ss, &v, ib_soft_gather(w, ss, &v, false, 0.0), C, NULL);
-		rate(w, ss, &v, du);
+		ib_soft_rate(w, ss, &v, du);
 		c->err = norm(C, c->rows);
 		c->verr = norm(du, c->rows);
 		st->maxJointError = fmax(st->maxJointError, c->err);

@@ -72,12 +72,20 @@ void ib_soft_con_free(ibWorld* w, ibSoftStore* ss, int32_t i)
 	c->nextFree = ss->conFree;
 	ss->conFree = i;
 	ss->conCount--;
+	ss->layout++;
 }
 
 static void free_soft_data(ibWorld* w, ibSoftBody* s)
 {
 	ib_free(w, s->tris, sizeof(int) * 3 * (size_t)s->triCount);
 	ib_free(w, s->volJ, sizeof(double) * 3 * (size_t)s->count);
+	ib_free(w, s->rest, sizeof(ibVec3) * (size_t)s->count);
+	ib_free(w, s->mass0, sizeof(double) * (size_t)s->count);
+	ib_free(w, s->tets, sizeof(int) * 4 * (size_t)s->tetCount);
+	ib_free(w, s->edges, sizeof(int) * 2 * (size_t)s->edgeCount);
+	s->rest = NULL;
+	s->mass0 = NULL;
+	s->tets = s->edges = NULL;
 	ib_strfree(w, s->name);
 	s->tris = NULL;
 	s->volJ = NULL;
@@ -101,6 +109,7 @@ void ib_soft_destroy_store(ibWorld* w)
 	ib_free(w, ss->ustates, sizeof(ibConstraintState) * (size_t)ss->ustateCapacity);
 	ib_free(w, ss->scratchJ, sizeof(double) * (size_t)ss->scratchJCapacity);
 	ib_free(w, ss->snap, sizeof(ibVec3) * 2 * (size_t)ss->snapCapacity * (size_t)ss->snapLevels);
+	ib_soft_sparse_free(w, ss);
 	ib_free(w, ss, sizeof *ss);
 	w->soft = NULL;
 }
@@ -162,5 +171,6 @@ void ib_soft_body_remove(ibWorld* w, ibSoftStore* ss, int32_t si)
 	s->generation++;
 	s->nextFree = ss->softFree;
 	ss->softFree = si;
+	ss->layout++;
 	w->poseEpoch++;
 }
