@@ -104,13 +104,12 @@ static void advance(ibWorld* w, double h, int depth)
 	bool outer = w->stats.converged;
 	w->stats.converged = true;
 	w->canSubdivide = snap;
-	w->slowConvergence = false;
 	ib_joints_position_correction(w, h);
 	ib_contacts_position_correction(w, h);
 	integrate_all(w, h);
 	ib_joints_velocity_correction(w, h);
 	ib_contacts_velocity_correction(w, h);
-	if (w->stats.converged || !snap || w->slowConvergence) { /* far from converged sweeps: halves do not help */
+	if (w->stats.converged || !snap) {
 		if (w->stats.converged) hint_success(w, h);
 		w->stats.converged = w->stats.converged && outer;
 		w->stats.stepSubdivisions += 1;

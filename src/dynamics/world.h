@@ -124,7 +124,6 @@ struct ibWorld {
 	ibRigidState* orderStates; /* higher-order methods: start state + results of the sub-step runs */
 	int32_t orderCapacity;     /* bodies per state */
 	bool canSubdivide;        /* a failed correction may return unconverged instead of falling back */
-	bool slowConvergence;     /* an iterative loop stopped at its cap far above its tolerance: do not halve */
 	double stepHint;          /* step.c: sub-step length that last converged after a failure (0 = none) */
 	int stepHintRuns;         /* converged sub-steps at stepHint since it was set or probed */
 	/* per-group joint method overrides (joints/solver_groups.c): groupMethod[g] = ibJointSolver or -1 */

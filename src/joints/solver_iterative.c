@@ -22,25 +22,6 @@ static ibVec3 clamp_accumulated(ibVec3* acc, ibVec3 p, double maxImpulse)
 	return p;
 }
 
-/* Sweeps stopped by the cap still more than 100 times above the tolerance: Gauss-Seidel far from
- * converged (e.g. light bodies between much heavier ones: a light hub pulled by 20 heavy children
- * converges by ~ m_hub / m_child per sweep). Halving the step cannot rescue that: the rate per sweep
- * does not depend on h, and each half has to remove the other's remainder as a velocity
- * remainder/h; on a 20-ary tree of 1000 bodies the halves' remainders compounded to a non-finite
- * state within the first step (always halving once still gained 1 % energy in 10 steps). The step
- * is then completed unconverged (anytime behaviour, §3.3.3) and the next step corrects the rest.
- * A remainder near the tolerance is still halved: the three-loop model needs that at 20000 sweeps. */
-typedef struct SweepProgress {
-	double last; /* worst error / tolerance of the last sweep */
-} SweepProgress;
-
-static void progress_record(SweepProgress* p, double worst) { p->last = worst; }
-
-static void progress_finish(ibWorld* w, const SweepProgress* p)
-{
-	if (p->last > 100.0) w->slowConvergence = true;
-}
-
 ibResult ib_iterative_position_correction(ibWorld* w, double h)
 {
 	ibJointStore* st = w->joints;
@@ -56,12 +37,10 @@ ibResult ib_iterative_position_correction(ibWorld* w, double h)
 	ib_soft_position_begin(w, h); /* particle/soft rows swept in the same loop (src/soft) */
 	int it = 0;
 	bool corrected = true, clamped = false;
-	SweepProgress prog = {0};
 	while (corrected && it < s->maxPositionIterations) {
 		clamped = false;
 		corrected = false;
 		++it;
-		double worst = 0.0;
 		for (int32_t k = 0; k < st->basicCount; ++k) {
 			ibBasic* c = &st->basics[k];
 			if (c->type->velocityOnly) continue;
@@ -69,7 +48,6 @@ ibResult ib_iterative_position_correction(ibWorld* w, double h)
 			const ibPose* q2 = ib_solver_predicted(w, st, c->b2, h);
 			ibVec3 d = c->type->error(c, q1, q2);
 			double tol = c->type->rotational ? s->angularTolerance : s->positionTolerance;
-			worst = fmax(worst, ibLength(d) / tol);
 			if (ibLength(d) <= tol) continue;
 			ibVec3 p = clamp_accumulated(&c->accPos, ib_solver_impulse(c, ibScale(1.0 / h, d)), s->maxCorrectionImpulse);
 			if (s->maxCorrectionImpulse > 0.0 && ibLengthSq(p) <= 1e-24 * fmax(1.0, ibLengthSq(c->accPos))) {
@@ -81,11 +59,9 @@ ibResult ib_iterative_position_correction(ibWorld* w, double h)
 			corrected = true;
 		}
 		if (ib_soft_position_sweep(w, h)) corrected = true;
-		progress_record(&prog, worst);
 	}
 	ib_soft_position_end(w);
 	if (corrected || clamped) w->stats.converged = false;
-	if (corrected && !clamped) progress_finish(w, &prog);
 	w->stats.positionIterations += it;
 	for (int32_t k = 0; k < st->basicCount; ++k) st->basics[k].warmPos = st->basics[k].accPos;
 	return IB_OK;
@@ -154,15 +130,12 @@ ibResult ib_iterative_velocity_correction(ibWorld* w, double h, bool warmStart)
 	ib_soft_velocity_begin(w);
 	int it = 0;
 	bool corrected = true;
-	SweepProgress prog = {0};
 	while (corrected && it < s->maxVelocityIterations) {
 		corrected = false;
 		++it;
-		double worst = 0.0;
 		for (int32_t k = 0; k < st->basicCount; ++k) {
 			ibBasic* c = &st->basics[k];
 			ibVec3 du = ib_solver_velocity_error(w, c);
-			worst = fmax(worst, ib_solver_projected_norm(c, du) / s->velocityTolerance);
 			if (ib_solver_projected_norm(c, du) <= s->velocityTolerance) continue;
 			ibVec3 p = ib_solver_impulse(c, du);
 			c->accVel = ibAdd(c->accVel, p);
@@ -171,13 +144,9 @@ ibResult ib_iterative_velocity_correction(ibWorld* w, double h, bool warmStart)
 			corrected = true;
 		}
 		if (ib_soft_velocity_sweep(w)) corrected = true;
-		progress_record(&prog, worst);
 	}
 	ib_soft_velocity_end(w);
-	if (corrected) {
-		w->stats.converged = false;
-		progress_finish(w, &prog);
-	}
+	if (corrected) w->stats.converged = false;
 	w->stats.velocityIterations += it;
 	for (int32_t k = 0; k < st->basicCount; ++k) st->basics[k].warmVel = st->basics[k].accVel;
 	return IB_OK;
