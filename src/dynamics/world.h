@@ -129,6 +129,8 @@ struct ibWorld {
 	ibRigidState* orderStates; /* higher-order methods: start state + results of the sub-step runs */
 	int32_t orderCapacity;     /* bodies per state */
 	bool canSubdivide;        /* a failed correction may return unconverged instead of falling back */
+	double stepHint;          /* step.c: sub-step length that last converged after a failure (0 = none) */
+	int stepHintRuns;         /* converged sub-steps at stepHint since it was set or probed */
 	/* per-group joint method overrides (joints/solver_groups.c): groupMethod[g] = ibJointSolver or -1 */
 	int32_t* groupMethod;
 	int32_t groupMethodCapacity;

@@ -13,7 +13,7 @@
  * (the errors are re-measured and the solve repeated only if rounding left them above the tolerance).
  *
  * Joint correction: rhs_i = P_i d_i(t0+h)/h, iterated on the predicted errors (Newton): each step
- * solves J dx = rhs, J = Gr Mass^-1 G^T the response of the predicted errors to impulses at t0 (Gr:
+ * solves (J + eps D) dx = rhs (damped, see below), J = Gr Mass^-1 G^T the response of the predicted errors to impulses at t0 (Gr:
  * lever arms of the predicted joint points; after a step that reduced the errors by less than 20x,
  * the exact response by forward differences through the integrator, 6 perturbed predictions per body).
  * J is not symmetric; it is solved by GMRES (flexible form, <= 20 vectors, relative residual 1e-6)
@@ -27,17 +27,30 @@
  *
  * Redundant constraints (closed loops, e.g. the 6-hinge ring: 30 rows of rank 27 with parallel axes,
  * a four-bar: 20 rows for at most 19 removed DOFs) make A singular. Handled automatically by
- * regularisation plus iterative refinement, not by dropping rows:
+ * regularisation, not by dropping rows:
  *   1. Jacobi scaling S = diag(A)^-1/2 (unit diagonal; rows of different units and masses alike);
- *   2. CHOLMOD factorises S A S + eps I, eps = 1e-10 (always positive definite);
+ *   2. CHOLMOD factorises S A S + eps I, eps = SP_EPS = 1e-6 (always positive definite);
  *   3. velocity correction: y = (SAS + eps I)^-1 S rhs, refined with y += (SAS + eps I)^-1 (S rhs - SAS y)
- *      while the residual falls by at least half (<= 8 times); x = S y. The joint correction's GMRES
- *      does the same job (its residual is that of the unregularised J).
+ *      while the residual falls by at least half (<= 8 times); x = S y. The velocity rhs G u is always
+ *      in range(A), and a partial or full mass-metric projection never adds kinetic energy, so the
+ *      refinement may converge to the exact (minimum-norm) solution;
+ *   4. joint correction: each Newton step solves the damped system (J + eps D) x = rhs, D = diag(A) =
+ *      S^-2 (Levenberg-Marquardt), preconditioned with the same factor. The damping changes only the
+ *      step, not the converged result (the loop stops on the measured predicted errors).
  * In the eigenbasis of SAS, a component with eigenvalue lambda > 0 converges by eps/(lambda + eps) per
- * refinement; a consistent rhs (in range(A): the velocity correction always is, the joint correction
- * to first order near an assembled configuration) has no null-space part, so x converges to the
- * minimum-(S^-1-)norm solution. Impulses in null(A) = null(G^T) would not change any body velocity
- * anyway: the motion dv is unique even where the split of the impulses over redundant rows is not.
+ * refinement or Newton step. Why the joint correction must be damped (issue 4, the three-loop model at
+ * eps_d = 1e-4 / 1e-6 blew up with eps = 1e-10 and undamped GMRES): with errors up to the tolerance, the
+ * hinge axes of a loop are not exactly parallel, so its "redundant" rows are only nearly dependent
+ * (eigenvalues ~ misalignment^2, 1e-8 .. 1e-12 in the unit scaling), and the predicted errors are in
+ * range(J) only to first order. Undamped, GMRES removes that second-order remainder with impulses
+ * ~ remainder / lambda along the near-null directions: 1e7 .. 1e12 N s where m g h ~ 1 N s was needed;
+ * they are not quite in null(G^T), so they changed the velocities (kinetic energy 2.2 J -> 56 J in
+ * one step, then non-finite states), and a preconditioner with eps = 1e-10 put such components into
+ * every Krylov vector. With eps = 1e-6 in the factor and the operator, the impulses along directions
+ * with lambda << eps are bounded by remainder / eps and the loops keep their energy (20 s, within
+ * 0.04 J of 256 J, the iterative method's drift; tests/test_joints_loops.c).
+ * Impulses in null(A) = null(G^T) would not change any body velocity anyway: the motion dv is unique
+ * even where the split of the impulses over redundant rows is not.
  * An inconsistent remainder (e.g. kinematic bodies driving a loop incompatibly) stalls the refinement,
  * which then stops; the errors stay above the tolerance and the step reports converged = false.
  *
@@ -56,7 +69,7 @@
 
 #include "joints/joint_internal.h"
 
-#define SP_EPS 1e-10      /* regularisation of the unit-diagonal matrix */
+#define SP_EPS 1e-6       /* regularisation of the unit-diagonal matrix and damping of the Newton steps */
 #define SP_MAX_REFINE 8   /* refinement solves per system solve */
 #define SP_MAX_VEL_SOLVES 4
 
@@ -627,7 +640,9 @@ static void response_rows(ibWorld* w, ibJointStore* st, LgsSparse* S, SpSys* y, 
 	}
 }
 
-/* out = J v = Gr Mass^-1 G^T v: how impulses v change the rows' predicted errors (per h). */
+/* out = (J + eps D) v, J = Gr Mass^-1 G^T: how impulses v change the rows' predicted errors (per h), plus the
+ * Levenberg-Marquardt damping eps D, D = diag(A) (see the header: keeps the near-null directions of
+ * nearly redundant rows out of the Newton step). */
 static void jac_mul(const ibWorld* w, const ibJointStore* st, LgsSparse* S, const SpSys* y, const double* v, double* out)
 {
 	for (int32_t i = 0; i < y->m; ++i) {
@@ -646,7 +661,7 @@ static void jac_mul(const ibWorld* w, const ibJointStore* st, LgsSparse* S, cons
 		double a = 0.0;
 		for (int s = 0; s < 2; ++s)
 			if (ib_is_dynamic(&w->bodies[bodies[s]])) a += dot6(y->Gr + 12 * (size_t)i + 6 * s, S->dv + 6 * (size_t)bodies[s]);
-		out[i] = a;
+		out[i] = a + (y->scale[i] > 0.0 ? SP_EPS * v[i] / (y->scale[i] * y->scale[i]) : SP_EPS * v[i]);
 	}
 	for (int32_t i = 0; i < y->m; ++i) { /* clear the touched bodies */
 		const ibBasic* c = &st->basics[y->rowOf[i] >> 2];
@@ -664,7 +679,7 @@ static bool precondition(LgsSparse* S, SpSys* y, const double* v, double* out)
 	return true;
 }
 
-/* Impulses y->x with J x = y->b by right-preconditioned GMRES (flexible form, at most SP_KRYLOV
+/* Impulses y->x with (J + eps D) x = y->b by right-preconditioned GMRES (flexible form, at most SP_KRYLOV
  * vectors, to the relative residual SP_KRYLOV_TOL). A^-1 J = I + O(rotation per step): a few vectors. */
 static bool krylov_solve(const ibWorld* w, const ibJointStore* st, LgsSparse* S, SpSys* y)
 {
