@@ -155,9 +155,9 @@ static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void
 	bool moved = false;
 	double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
 	double dN = 0.0;
-	if (un < 0.0 || (un > 0.0 && c->accVN > 0.0)) {
+	if (un < 0.0 || (un > 0.0 && c->accN > 0.0)) {
 		dN = -un / c->nKn;
-		if (c->accVN + dN < 0.0) dN = -c->accVN;
+		if (c->accN + dN < 0.0) dN = -c->accN; /* the step's total normal impulse never pulls */
 		c->accVN += dN;
 		c->accN += dN;
 		ib_contact_apply(w, c, ibScale(dN, c->n));
