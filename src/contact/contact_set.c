@@ -23,6 +23,7 @@ void ib_contacts_destroy(ibWorld* w)
 	if (!cs) return;
 	ib_free(w, cs->pts, (size_t)cs->capacity * sizeof(ibContactRow));
 	ib_free(w, cs->prev, (size_t)cs->prevCapacity * sizeof(ibContactRow));
+	ib_free(w, cs->prevHash, (size_t)cs->prevHashCapacity * sizeof(int32_t));
 	ib_free(w, cs->level, (size_t)cs->levelCapacity * sizeof(int32_t));
 	ib_free(w, cs->queue, (size_t)cs->queueCapacity * sizeof(int32_t));
 	ib_free(w, cs->adjStart, (size_t)cs->adjStartCapacity * sizeof(int32_t));
@@ -148,42 +149,93 @@ static bool grow_prediction(ibWorld* w, ibContactStore* cs)
 	return true;
 }
 
-/* The same point in last step's set: same shapes, anchor of body 1 near the new point. Points come
- * in the same order every step, so the search starts after the last match. */
-static const ibContactRow* match_prev(const ibWorld* w, ibContactStore* cs, const ibContactRow* c, int32_t* cursor)
+static uint32_t pair_hash(int32_t s1, int32_t s2)
 {
-	double tol = fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
-	for (int32_t d = 0; d < cs->prevCount; ++d) {
-		int32_t j = (*cursor + d) % cs->prevCount;
-		const ibContactRow* o = &cs->prev[j];
-		if (o->s1 != c->s1 || o->s2 != c->s2 || ibLengthSq(ibSub(o->la, c->la)) > tol * tol) continue;
-		*cursor = j + 1;
-		return o;
-	}
-	return NULL;
+	uint32_t h = (uint32_t)s1 * 0x9E3779B1u ^ ((uint32_t)s2 + 0x7F4A7C15u) * 0x85EBCA77u;
+	return h ^ (h >> 15);
 }
 
-/* Sticking points that persist keep their static-friction anchors (call after classification). */
+/* The same point in last step's set: same shapes; the same feature key, else the nearest local
+ * point on body 1 within max(10 eps_c, 1 mm). Returns its index in cs->prev or -1. */
+static int32_t match_prev(const ibWorld* w, const ibContactStore* cs, const ibContactRow* c)
+{
+	if (cs->prevCount == 0 || cs->prevHashCapacity == 0) return -1;
+	double tol = fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
+	uint32_t mask = (uint32_t)cs->prevHashCapacity - 1u;
+	int32_t first = -1;
+	for (uint32_t h = pair_hash(c->s1, c->s2) & mask;; h = (h + 1u) & mask) {
+		int32_t j = cs->prevHash[h];
+		if (j < 0) return -1;
+		if (cs->prev[j].s1 == c->s1 && cs->prev[j].s2 == c->s2) {
+			first = j;
+			break;
+		}
+	}
+	int32_t best = -1;
+	double bestD = tol * tol;
+	for (int32_t j = first; j < cs->prevCount && cs->prev[j].s1 == c->s1 && cs->prev[j].s2 == c->s2; ++j) {
+		const ibContactRow* o = &cs->prev[j];
+		double d = ibLengthSq(ibSub(o->la, c->la));
+		if (c->key != 0u && o->key == c->key && d <= 100.0 * tol * tol) return j;
+		if (d <= bestD) {
+			bestD = d;
+			best = j;
+		}
+	}
+	return best;
+}
+
 void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
 {
-	int32_t cursor = 0;
-	for (int32_t k = 0; k < cs->count && cs->prevCount > 0; ++k) {
+	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactRow* c = &cs->pts[k];
-		if (c->kind != IB_CONTACT_RESTING || !c->sticking) continue;
-		const ibContactRow* o = match_prev(w, cs, c, &cursor);
-		if (!o) continue;
+		c->warm = -1;
+		if (c->kind != IB_CONTACT_RESTING) continue;
+		c->warm = match_prev(w, cs, c);
+		if (c->warm < 0 || !c->sticking) continue;
+		/* sticking points that persist keep their static-friction anchors */
+		const ibContactRow* o = &cs->prev[c->warm];
+		double tol = fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
+		if (!o->sticking || ibLengthSq(ibSub(o->la, c->la)) > tol * tol) continue;
 		c->ta = o->ta;
 		c->tb = o->tb;
 	}
 }
 
-/* Keep this step's points for the next step (only sticking ones matter). */
+/* Keep this step's resting points for the next step (anchors of sticking points, warm start); they
+ * stay grouped by shape pair, and a hash of the pairs finds each group. */
 void ib_contacts_keep(ibWorld* w, ibContactStore* cs)
 {
 	cs->prevCount = 0;
+	cs->prevH = cs->lastH;
 	if (!ib_grow(w, (void**)&cs->prev, &cs->prevCapacity, cs->count, sizeof(ibContactRow))) return;
 	for (int32_t k = 0; k < cs->count; ++k)
-		if (cs->pts[k].kind == IB_CONTACT_RESTING && cs->pts[k].sticking) cs->prev[cs->prevCount++] = cs->pts[k];
+		if (cs->pts[k].kind == IB_CONTACT_RESTING) cs->prev[cs->prevCount++] = cs->pts[k];
+	int32_t need = 16;
+	while (need < 2 * cs->prevCount) need *= 2;
+	if (need > cs->prevHashCapacity) {
+		int32_t* hsh = ib_alloc(w, (size_t)need * sizeof(int32_t));
+		if (!hsh) {
+			cs->prevCount = 0;
+			return;
+		}
+		ib_free(w, cs->prevHash, (size_t)cs->prevHashCapacity * sizeof(int32_t));
+		cs->prevHash = hsh;
+		cs->prevHashCapacity = need;
+	}
+	uint32_t mask = (uint32_t)cs->prevHashCapacity - 1u;
+	memset(cs->prevHash, 0xff, (size_t)cs->prevHashCapacity * sizeof(int32_t));
+	for (int32_t j = 0; j < cs->prevCount; ++j) {
+		const ibContactRow* o = &cs->prev[j];
+		if (j > 0 && cs->prev[j - 1].s1 == o->s1 && cs->prev[j - 1].s2 == o->s2) continue;
+		uint32_t h = pair_hash(o->s1, o->s2) & mask;
+		while (cs->prevHash[h] >= 0) {
+			const ibContactRow* q = &cs->prev[cs->prevHash[h]];
+			if (q->s1 == o->s1 && q->s2 == o->s2) break; /* a second group of the pair: the first one wins */
+			h = (h + 1u) & mask;
+		}
+		if (cs->prevHash[h] < 0) cs->prevHash[h] = j;
+	}
 }
 
 bool ib_contacts_build(ibWorld* w, ibContactStore* cs)
@@ -234,6 +286,8 @@ bool ib_contacts_build(ibWorld* w, ibContactStore* cs)
 			c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
 			c->nKn = ibDot(n, ibMat3_MulV(c->K, n));
 			c->gap = m->points[i].separation;
+			c->key = m->points[i].key;
+			c->warm = -1;
 			if (!(c->nKn > 0.0)) continue;
 			cs->count++;
 		}

@@ -130,6 +130,7 @@ static const ibSceneAttr worldAttrTable[] = {
 	WORLD_ATTR("joint_velocity_sweeps", IB_ATTR_BOOL, solver.contact.jointVelocitySweeps),
 	WORLD_ATTR("contact_graph", IB_ATTR_BOOL, solver.contact.contactGraph),
 	WORLD_ATTR("shock_iterations", IB_ATTR_INT, solver.contact.shockIterations),
+	WORLD_ATTR("contact_warm_start", IB_ATTR_BOOL, solver.contact.warmStart),
 };
 /* clang-format on */
 

@@ -201,6 +201,7 @@ static void writeWorld(ibSceneWriter* w, ibWorldId world)
 		ibSceneW_AttrText(w, "joint_velocity_sweeps", k.jointVelocitySweeps ? "true" : "false");
 	if (k.contactGraph != kd.contactGraph) ibSceneW_AttrText(w, "contact_graph", k.contactGraph ? "true" : "false");
 	if (k.shockIterations != kd.shockIterations) ibSceneW_AttrInt(w, "shock_iterations", k.shockIterations);
+	if (k.warmStart != kd.warmStart) ibSceneW_AttrText(w, "contact_warm_start", k.warmStart ? "true" : "false");
 	ibSceneW_Puts(w, "/>\n");
 	int top = ibWorld_GetMaxOverriddenGroup(world);
 	for (int g = 0; g <= top; ++g) {
