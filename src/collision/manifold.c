@@ -74,6 +74,33 @@ static void push(Region* r, ibVec3 pa, ibVec3 pb, double sep, ibClipPoint xy)
 	++r->count;
 }
 
+/* Two boxes apart by less than the tolerance: GJK's normal of a face contact is off the face normal by
+ * ~1e-6 rad, and on a large box (a 100 m ground) that tilt exceeds the feature band, so its support
+ * feature shrinks from the face to an edge and the region to one point. If a face axis separates the
+ * boxes by the GJK distance (to rounding), its exact normal is the contact normal. */
+static void box_face_normal(const ibConvex* a, const ibConvex* b, ibConvexDistance* q)
+{
+	ibVec3 T = ibSub(a->position, b->position);
+	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
+	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
+	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
+	double best = -INFINITY;
+	ibVec3 bestN = q->normal;
+	for (int s = 0; s < 2; ++s)
+		for (int i = 0; i < 3; ++i) {
+			ibVec3 L = ibMat3_Column(s == 0 ? a->R : b->R, i);
+			double r = 0.0;
+			for (int k = 0; k < 3; ++k)
+				r += ha[k] * fabs(ibDot(ibMat3_Column(a->R, k), L)) + hb[k] * fabs(ibDot(ibMat3_Column(b->R, k), L));
+			double t = ibDot(T, L), sep = fabs(t) - r;
+			if (sep > best) {
+				best = sep;
+				bestN = t >= 0.0 ? L : ibNeg(L); /* from B to A, like the query's normal */
+			}
+		}
+	if (best >= q->distance - 1e-9 * scale && ibDot(bestN, q->normal) > 0.9) q->normal = bestN;
+}
+
 int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, ibManifold* out)
 {
 	out->pointCount = 0;
@@ -83,7 +110,10 @@ int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ib
 		 * and those need no GJK */
 		int sat = ib_collide_box_box_sat_tol(a, b, fmax(tolerance, 0.0), &q);
 		if (sat < 0) return 0;
-		if (sat == 0) q = ib_convex_query_gjk(a, b, true, cache);
+		if (sat == 0) {
+			q = ib_convex_query_gjk(a, b, true, cache);
+			if (q.distance > 0.0) box_face_normal(a, b, &q);
+		}
 	} else {
 		q = ib_convex_query(a, b, cache);
 	}

@@ -92,6 +92,7 @@ static void freeze_lower(ibWorld* w, ibContactStore* cs, ibContactRow* c)
 	if (c->frozen == 0) return;
 	c->Ksave = c->K;
 	c->nKnSave = c->nKn;
+	c->kinv = 0;
 	int32_t s = c->frozen == 1 ? c->b2 : c->b1;
 	ibVec3 p = c->frozen == 1 ? c->b : c->a;
 	c->K = ib_contact_response(w, s, p, s, p);
@@ -105,6 +106,7 @@ static void unfreeze(ibContactRow* c)
 	if (c->frozen == 0) return;
 	c->K = c->Ksave;
 	c->nKn = c->nKnSave;
+	c->kinv = 0;
 	c->frozen = 0;
 }
 

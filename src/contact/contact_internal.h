@@ -44,6 +44,8 @@ typedef struct ibContactRow {
 	uint8_t frozen;     /* shock propagation: 1 or 2 = that body is frozen (K, nKn swapped) */
 	ibMat3 Ksave;
 	double nKnSave;
+	ibMat3 Kinv;        /* K^-1 while kinv == 1 (0: not computed for this K, 2: singular) */
+	uint8_t kinv;
 	uint32_t key;       /* feature key of the manifold point (0 = unknown) */
 	int32_t warm;       /* the same point in last step's set (cs->prev), -1 if none */
 	double wN, wVN;     /* this step's normal impulses of the position / velocity loop (next warm start) */
@@ -66,6 +68,10 @@ typedef struct ibContactStore {
 	ibVec3* predS;
 	ibMat3* predR;
 	uint32_t* predVer;
+	/* the last exact prediction of each body (base of the linearised updates) and its velocities */
+	ibVec3 *baseS, *baseV, *baseW;
+	ibMat3* baseR;
+	uint8_t* baseOk;
 	int32_t predCapacity;
 	double predH;
 	/* contact graph (contact_graph.c), grow-only */

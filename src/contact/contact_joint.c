@@ -38,6 +38,7 @@ static void carry_points(ibWorld* w, ibContactRow* c)
 	c->b = ibAdd(y->st.s, ibMat3_MulV(y->R, c->lb));
 	c->n = ibMat3_MulV(c->nBody == 1 ? x->R : y->R, c->ln);
 	c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
+	c->kinv = 0;
 	double nKn = ibDot(c->n, ibMat3_MulV(c->K, c->n));
 	if (nKn > 0.0) c->nKn = nKn;
 }
@@ -240,8 +241,9 @@ static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void
 	ibVec3 u = ib_contact_rel_velocity(w, c);
 	double un = ibDot(u, c->n);
 	double dN = 0.0;
-	ibMat3 Ki;
-	if (c->sticking && c->mus > 0.0 && ibMat3_InverseSym(c->K, &Ki)) {
+	if (c->sticking && c->mus > 0.0 && c->kinv == 0) c->kinv = ibMat3_InverseSym(c->K, &c->Kinv) ? 1 : 2;
+	if (c->sticking && c->mus > 0.0 && c->kinv == 1) {
+		const ibMat3 Ki = c->Kinv;
 		/* [IMPL] a sticking point is a ball joint for this instant: one 3x3 solve removes its whole
 		 * relative velocity. Separate 1D normal and friction projections (along the changing sliding
 		 * direction, with an anisotropic K) converge very slowly on boxes resting on several boxes. */
