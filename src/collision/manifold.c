@@ -55,6 +55,30 @@ typedef struct Region {
 	double sep[REGION_CAP];
 } Region;
 
+/* Drop the region vertices (in polygon order) that lie within tol of the line through their two
+ * neighbours: two nearly parallel edges of aligned boxes cross at a point that wanders along the
+ * edge from step to step; it adds nothing to the support polygon (less than tol) but is one more,
+ * nearly redundant, contact point with a feature key that keeps changing. */
+static void drop_collinear(Region* r, double tol)
+{
+	for (int i = 0; r->count > 4 && i < r->count;) {
+		int p = (i + r->count - 1) % r->count, n = (i + 1) % r->count;
+		double ex = r->xy[n].x - r->xy[p].x, ey = r->xy[n].y - r->xy[p].y;
+		double l = sqrt(ex * ex + ey * ey);
+		double d = l > 0.0 ? fabs(ex * (r->xy[i].y - r->xy[p].y) - ey * (r->xy[i].x - r->xy[p].x)) / l : 0.0;
+		if (!(d < tol)) {
+			++i;
+			continue;
+		}
+		for (int k = i + 1; k < r->count; ++k) {
+			r->pt[k - 1] = r->pt[k];
+			r->xy[k - 1] = r->xy[k];
+			r->sep[k - 1] = r->sep[k];
+		}
+		--r->count;
+	}
+}
+
 /* Keep the best points of the region in out (reduction when there are too many). */
 static int emit(const Region* r, ibManifold* out)
 {
@@ -74,18 +98,23 @@ static void push(Region* r, ibVec3 pa, ibVec3 pb, double sep, ibClipPoint xy)
 	++r->count;
 }
 
-/* Two boxes apart by less than the tolerance: GJK's normal of a face contact is off the face normal by
- * ~1e-6 rad, and on a large box (a 100 m ground) that tilt exceeds the feature band, so its support
- * feature shrinks from the face to an edge and the region to one point. If a face axis separates the
- * boxes by the GJK distance (to rounding), its exact normal is the contact normal. */
-static void box_face_normal(const ibConvex* a, const ibConvex* b, ibConvexDistance* q)
+/* The contact normal of two boxes near a face contact. A normal off a face normal by an angle a
+ * raises that face's far corners by a x its size: beyond the feature band (~eps_c) the face is no
+ * longer a feature and the region shrinks to an edge or one point (a resting box on a 100 m ground
+ * kept 1 or 2 of its 4 points). That happens with GJK's normal of boxes apart by less than eps_c
+ * (off by ~1e-6 rad) and with the SAT's face axis of the small box when it is tilted by ~1e-6 rad
+ * against the ground. So: the face axis of a much larger box (4 x) if it separates them within half
+ * the tolerance of the query's axis, else any face axis that separates them by the query's distance. */
+static void box_face_normal(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* q)
 {
 	ibVec3 T = ibSub(a->position, b->position);
 	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
 	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
 	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
-	double best = -INFINITY;
-	ibVec3 bestN = q->normal;
+	double ma = fmax(ha[0], fmax(ha[1], ha[2])), mb = fmax(hb[0], fmax(hb[1], hb[2]));
+	int big = ma >= 4.0 * mb ? 0 : mb >= 4.0 * ma ? 1 : -1; /* -1: no box much larger */
+	double best = -INFINITY, bestBig = -INFINITY;
+	ibVec3 bestN = q->normal, bigN = q->normal;
 	for (int s = 0; s < 2; ++s)
 		for (int i = 0; i < 3; ++i) {
 			ibVec3 L = ibMat3_Column(s == 0 ? a->R : b->R, i);
@@ -93,12 +122,17 @@ static void box_face_normal(const ibConvex* a, const ibConvex* b, ibConvexDistan
 			for (int k = 0; k < 3; ++k)
 				r += ha[k] * fabs(ibDot(ibMat3_Column(a->R, k), L)) + hb[k] * fabs(ibDot(ibMat3_Column(b->R, k), L));
 			double t = ibDot(T, L), sep = fabs(t) - r;
-			if (sep > best) {
-				best = sep;
-				bestN = t >= 0.0 ? L : ibNeg(L); /* from B to A, like the query's normal */
-			}
+			ibVec3 N = t >= 0.0 ? L : ibNeg(L); /* from B to A, like the query's normal */
+			if (sep > best) best = sep, bestN = N;
+			if (s == big && sep > bestBig) bestBig = sep, bigN = N;
 		}
-	if (best >= q->distance - 1e-9 * scale && ibDot(bestN, q->normal) > 0.9) q->normal = bestN;
+	double rnd = 1e-9 * scale;
+	if (big >= 0 && bestBig >= q->distance - 0.5 * tolerance - rnd && ibDot(bigN, q->normal) > 0.9) {
+		q->normal = bigN;
+		q->distance = fmin(q->distance, bestBig);
+	} else if (best >= q->distance - rnd && ibDot(bestN, q->normal) > 0.9) {
+		q->normal = bestN;
+	}
 }
 
 int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, ibManifold* out)
@@ -110,10 +144,8 @@ int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ib
 		 * and those need no GJK */
 		int sat = ib_collide_box_box_sat_tol(a, b, fmax(tolerance, 0.0), &q);
 		if (sat < 0) return 0;
-		if (sat == 0) {
-			q = ib_convex_query_gjk(a, b, true, cache);
-			if (q.distance > 0.0) box_face_normal(a, b, &q);
-		}
+		if (sat == 0) q = ib_convex_query_gjk(a, b, true, cache);
+		box_face_normal(a, b, fmax(tolerance, 0.0), &q);
 	} else {
 		q = ib_convex_query(a, b, cache);
 	}
@@ -172,6 +204,7 @@ int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ib
 		push(&reg, pA, pB, sep, clip[i]);
 		minSep = fmin(minSep, sep);
 	}
+	if (nc > 4) drop_collinear(&reg, fmax(tolerance, 0.0));
 	/* the query's deepest pair when no region vertex is as deep (vertex features, curved or
 	 * non-planar features); for planar face pairs it is a region vertex already. Like the region's
 	 * points it is lifted onto both surfaces along n. */
