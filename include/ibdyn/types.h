@@ -66,7 +66,7 @@ typedef struct ibContactSettings {
 	int shockIterations;              /**< after this many sweeps one shock-propagation pass ends each loop
 	                                   *   (§5.2.4, §5.3.2; 0 = off) */
 	bool warmStart;                   /**< start the contact-joint loops from the previous step's impulses of the same
-	                                   *   points (matched by shapes and feature key; default true) */
+	                                   *   points (matched by shapes and feature key; default false, docs/contacts.md) */
 } ibContactSettings;
 
 /** Settings of the world's solver and integrator (changeable after creation). */

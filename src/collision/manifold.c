@@ -103,8 +103,9 @@ static void push(Region* r, ibVec3 pa, ibVec3 pb, double sep, ibClipPoint xy)
  * longer a feature and the region shrinks to an edge or one point (a resting box on a 100 m ground
  * kept 1 or 2 of its 4 points). That happens with GJK's normal of boxes apart by less than eps_c
  * (off by ~1e-6 rad) and with the SAT's face axis of the small box when it is tilted by ~1e-6 rad
- * against the ground. So: the face axis of a much larger box (4 x) if it separates them within half
- * the tolerance of the query's axis, else any face axis that separates them by the query's distance. */
+ * against the ground. So: when they penetrate, the face axis of a much larger box (4 x) if its depth
+ * is within half the tolerance of the query's; else any face axis that separates them by the
+ * query's distance. */
 static void box_face_normal(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* q)
 {
 	ibVec3 T = ibSub(a->position, b->position);
@@ -127,10 +128,12 @@ static void box_face_normal(const ibConvex* a, const ibConvex* b, double toleran
 			if (s == big && sep > bestBig) bestBig = sep, bigN = N;
 		}
 	double rnd = 1e-9 * scale;
-	if (big >= 0 && bestBig >= q->distance - 0.5 * tolerance - rnd && ibDot(bigN, q->normal) > 0.9) {
+	/* only a correction of ~1e-6 rad, at most 1e-4: other contacts keep the query's normal */
+	if (big >= 0 && q->distance <= 0.0 && bestBig >= q->distance - 0.5 * tolerance - rnd &&
+	    ibDistance(bigN, q->normal) < 1e-4) {
 		q->normal = bigN;
 		q->distance = fmin(q->distance, bestBig);
-	} else if (best >= q->distance - rnd && ibDot(bestN, q->normal) > 0.9) {
+	} else if (best >= q->distance - rnd && ibDistance(bestN, q->normal) < 1e-4) {
 		q->normal = bestN;
 	}
 }

@@ -30,7 +30,7 @@ ibSolverSettings ibDefaultSolverSettings(void)
 	s.contact.jointVelocitySweeps = true;
 	s.contact.contactGraph = true;
 	s.contact.shockIterations = 0;
-	s.contact.warmStart = true;
+	s.contact.warmStart = false;
 	return s;
 }
 
