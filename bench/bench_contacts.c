@@ -27,7 +27,8 @@ typedef struct RunResult {
 
 static double budgetS = 10.0;
 static int stepsOverride = 0;
-static int ibdynShock = 10; /* shockIterations of the ibdyn engine on the box scenes (--shock=N) */
+static int ibdynShock = 0; /* shockIterations of the ibdyn engine on the box scenes (--shock=N) */
+static int ibdynVariants = 1; /* also run ibdyn-nowarm (warm start off) and ibdyn-shock10 (--no-variants: off) */
 
 /* max penetration among the boxes and against the ground (bounding-sphere reject, then bench_box_depth) */
 static double penetration(const ContactScene* s, const double* pos, const double* quat)
@@ -73,9 +74,10 @@ static void finish(const ContactScene* s, const double* pos, const double* prev,
 }
 
 /* the ibdyn world of a box scene: ground and boxes with mu/2 each (sum rule), thesis-like contact settings */
-static ibWorldId ibdynWorld(const ContactScene* s, int shock, ibBodyId* bodies)
+static ibWorldId ibdynWorld(const ContactScene* s, int shock, int warm, ibBodyId* bodies)
 {
 	ibWorldDef wd = ibDefaultWorldDef();
+	wd.solver.contact.warmStart = warm != 0;
 	wd.solver.velocityTolerance = 1e-4;
 	wd.solver.contact.collisionTolerance = 1e-3;
 	wd.solver.contact.contactPositionTolerance = 1e-5;
@@ -112,8 +114,8 @@ static void getIbdyn(int n, const ibBodyId* bodies, double* pos, double* quat)
 	}
 }
 
-/* engine 0 = ibdyn, 1 = Bullet, 2 = ODE */
-static RunResult runBoxes(const ContactScene* s, int engine, int shock)
+/* engine 0 = ibdyn, 1 = Bullet, 2 = ODE; warm: ibdyn's contact warm start */
+static RunResult runBoxes(const ContactScene* s, int engine, int shock, int warm)
 {
 	RunResult r = {0};
 	int n = s->n, steps = stepsOverride > 0 ? stepsOverride : s->steps;
@@ -123,7 +125,7 @@ static RunResult runBoxes(const ContactScene* s, int engine, int shock)
 	ibBodyId* bodies = malloc(sizeof(ibBodyId) * (size_t)n);
 	ibWorldId w = {0};
 	ContactPeer* p = NULL;
-	if (engine == 0) w = ibdynWorld(s, shock, bodies);
+	if (engine == 0) w = ibdynWorld(s, shock, warm, bodies);
 	else p = engine == 1 ? contact_bullet_create(s) : contact_ode_create(s);
 	memcpy(prev, s->pos, sizeof(double) * 3 * (size_t)n);
 	double total = 0.0;
@@ -160,14 +162,19 @@ static RunResult runBoxes(const ContactScene* s, int engine, int shock)
 	return r;
 }
 
-static void printRun(const ContactScene* s, const char* engine, const RunResult* r, int standing)
+static void printRunEx(const ContactScene* s, const char* engine, const RunResult* r, int standing, const char* extra)
 {
 	int steps = stepsOverride > 0 ? stepsOverride : s->steps;
 	bench_print(s->name, engine, r->ms, 0.0,
 	            "standing=%s max_penetration=%.3g steps=%d steps_scene=%d h=%.6g bodies=%d max_displacement=%.3g "
-	            "final_max_speed=%.3g min_z=%.3g%s",
+	            "final_max_speed=%.3g min_z=%.3g%s%s",
 	            standing ? "yes" : "no", r->maxPen, r->steps, steps, s->h, s->n, r->maxDisp, r->maxSpeed, r->minZ,
-	            r->diverged ? " diverged=1" : "");
+	            r->diverged ? " diverged=1" : "", extra);
+}
+
+static void printRun(const ContactScene* s, const char* engine, const RunResult* r, int standing)
+{
+	printRunEx(s, engine, r, standing, "");
 }
 
 static void makePyramid(ContactScene* s, int rows)
@@ -223,16 +230,34 @@ static void freeScene(ContactScene* s)
 	free(s->pos), free(s->quat), free(s->half), free(s->mass);
 }
 
+static int isStanding(const RunResult* r, int pyramid)
+{
+	return !r->diverged && (pyramid ? r->maxDisp < 0.1 : (r->minZ > 0.0 && r->maxSpeed < 0.5));
+}
+
 static void boxScene(ContactScene* s, int pyramid, int peers)
 {
 	static const char* names[3] = {"ibdyn", "bullet", "ode-quickstep"};
 	RunResult r[3];
 	int standing[3];
 	for (int e = 0; e < (peers ? 3 : 1); ++e) {
-		r[e] = runBoxes(s, e, e == 0 ? ibdynShock : 10);
+		r[e] = runBoxes(s, e, e == 0 ? ibdynShock : 10, 1);
 		/* pyramid: no box moved by more than 0.1 m; rain: nothing fell through and the pile is at rest */
-		standing[e] = !r[e].diverged && (pyramid ? r[e].maxDisp < 0.1 : (r[e].minZ > 0.0 && r[e].maxSpeed < 0.5));
-		printRun(s, names[e], &r[e], standing[e]);
+		standing[e] = isStanding(&r[e], pyramid);
+		char extra[64];
+		snprintf(extra, sizeof extra, e == 0 ? " warm=on shock=%d" : "", ibdynShock);
+		printRunEx(s, names[e], &r[e], standing[e], extra);
+		fflush(stdout);
+	}
+	/* the effect of the contact warm start and of shock propagation (issue 6 part 7) */
+	for (int v = 0; ibdynVariants && v < 2; ++v) {
+		int shock = v == 0 ? ibdynShock : 10, warm = v == 0 ? 0 : 1;
+		if (v == 1 && ibdynShock == 10) continue;
+		RunResult rv = runBoxes(s, 0, shock, warm);
+		char extra[64];
+		snprintf(extra, sizeof extra, " warm=%s shock=%d", warm ? "on" : "off", shock);
+		printRunEx(s, v == 0 ? "ibdyn-nowarm" : "ibdyn-shock10", &rv, isStanding(&rv, pyramid), extra);
+		if (v == 0) bench_ratio_ex(s->name, "ibdyn", r[0].ms, "ibdyn-nowarm", rv.ms, "warm=on/off");
 		fflush(stdout);
 	}
 	for (int e = 1; peers && e < 3; ++e)
@@ -420,12 +445,13 @@ int main(int argc, char** argv)
 		else if (strncmp(argv[i], "--steps=", 8) == 0) stepsOverride = atoi(argv[i] + 8);
 		else if (strcmp(argv[i], "--no-peers") == 0) peers = 0;
 		else if (strncmp(argv[i], "--shock=", 8) == 0) ibdynShock = atoi(argv[i] + 8);
+		else if (strcmp(argv[i], "--no-variants") == 0) ibdynVariants = 0;
 		else if (strcmp(argv[i], "pyramid20") == 0) want[0] = any = 1;
 		else if (strcmp(argv[i], "rain1000") == 0) want[1] = any = 1;
 		else if (strcmp(argv[i], "wall252") == 0) want[2] = any = 1;
 		else if (strcmp(argv[i], "funnel1000") == 0) funnel = any = 1; /* only on request: steps take ~0.5 s */
 		else {
-			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers]\n");
+			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--shock=N] [--no-variants]\n");
 			return 2;
 		}
 	}

@@ -65,6 +65,8 @@ typedef struct ibContactSettings {
 	bool contactGraph;                /**< sweep the points level by level from the static bodies up (§5.2.3) */
 	int shockIterations;              /**< after this many sweeps one shock-propagation pass ends each loop
 	                                   *   (§5.2.4, §5.3.2; 0 = off) */
+	bool warmStart;                   /**< start the contact-joint loops from the previous step's impulses of the same
+	                                   *   points (matched by shapes and feature key; default false, docs/contacts.md) */
 } ibContactSettings;
 
 /** Sleeping of resting islands (docs/contacts.md, "Sleeping"). An island is a set of dynamic bodies

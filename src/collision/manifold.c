@@ -55,6 +55,30 @@ typedef struct Region {
 	double sep[REGION_CAP];
 } Region;
 
+/* Drop the region vertices (in polygon order) that lie within tol of the line through their two
+ * neighbours: two nearly parallel edges of aligned boxes cross at a point that wanders along the
+ * edge from step to step; it adds nothing to the support polygon (less than tol) but is one more,
+ * nearly redundant, contact point with a feature key that keeps changing. */
+static void drop_collinear(Region* r, double tol)
+{
+	for (int i = 0; r->count > 4 && i < r->count;) {
+		int p = (i + r->count - 1) % r->count, n = (i + 1) % r->count;
+		double ex = r->xy[n].x - r->xy[p].x, ey = r->xy[n].y - r->xy[p].y;
+		double l = sqrt(ex * ex + ey * ey);
+		double d = l > 0.0 ? fabs(ex * (r->xy[i].y - r->xy[p].y) - ey * (r->xy[i].x - r->xy[p].x)) / l : 0.0;
+		if (!(d < tol)) {
+			++i;
+			continue;
+		}
+		for (int k = i + 1; k < r->count; ++k) {
+			r->pt[k - 1] = r->pt[k];
+			r->xy[k - 1] = r->xy[k];
+			r->sep[k - 1] = r->sep[k];
+		}
+		--r->count;
+	}
+}
+
 /* Keep the best points of the region in out (reduction when there are too many). */
 static int emit(const Region* r, ibManifold* out)
 {
@@ -108,6 +132,46 @@ static int box_face_polygon(const ibSupportFeature* f, ibClipPoint* p, double ep
 static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, bool boxFaces,
                           ibManifold* out);
 
+/* The contact normal of two boxes near a face contact. A normal off a face normal by an angle a
+ * raises that face's far corners by a x its size: beyond the feature band (~eps_c) the face is no
+ * longer a feature and the region shrinks to an edge or one point (a resting box on a 100 m ground
+ * kept 1 or 2 of its 4 points). That happens with GJK's normal of boxes apart by less than eps_c
+ * (off by ~1e-6 rad) and with the SAT's face axis of the small box when it is tilted by ~1e-6 rad
+ * against the ground. So: when they penetrate, the face axis of a much larger box (4 x) if its depth
+ * is within half the tolerance of the query's; else any face axis that separates them by the
+ * query's distance. */
+static void box_face_normal(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* q)
+{
+	ibVec3 T = ibSub(a->position, b->position);
+	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
+	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
+	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
+	double ma = fmax(ha[0], fmax(ha[1], ha[2])), mb = fmax(hb[0], fmax(hb[1], hb[2]));
+	int big = ma >= 4.0 * mb ? 0 : mb >= 4.0 * ma ? 1 : -1; /* -1: no box much larger */
+	double best = -INFINITY, bestBig = -INFINITY;
+	ibVec3 bestN = q->normal, bigN = q->normal;
+	for (int s = 0; s < 2; ++s)
+		for (int i = 0; i < 3; ++i) {
+			ibVec3 L = ibMat3_Column(s == 0 ? a->R : b->R, i);
+			double r = 0.0;
+			for (int k = 0; k < 3; ++k)
+				r += ha[k] * fabs(ibDot(ibMat3_Column(a->R, k), L)) + hb[k] * fabs(ibDot(ibMat3_Column(b->R, k), L));
+			double t = ibDot(T, L), sep = fabs(t) - r;
+			ibVec3 N = t >= 0.0 ? L : ibNeg(L); /* from B to A, like the query's normal */
+			if (sep > best) best = sep, bestN = N;
+			if (s == big && sep > bestBig) bestBig = sep, bigN = N;
+		}
+	double rnd = 1e-9 * scale;
+	/* only a correction of ~1e-6 rad, at most 1e-4: other contacts keep the query's normal */
+	if (big >= 0 && q->distance <= 0.0 && bestBig >= q->distance - 0.5 * tolerance - rnd &&
+	    ibDistance(bigN, q->normal) < 1e-4) {
+		q->normal = bigN;
+		q->distance = fmin(q->distance, bestBig);
+	} else if (best >= q->distance - rnd && ibDistance(bestN, q->normal) < 1e-4) {
+		q->normal = bestN;
+	}
+}
+
 int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, ibManifold* out)
 {
 	return manifold_build(a, b, tolerance, cache, true, out);
@@ -130,6 +194,7 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
 		int sat = ib_collide_box_box_sat_tol(a, b, fmax(tolerance, 0.0), &q);
 		if (sat < 0) return 0;
 		if (sat == 0) q = ib_convex_query_gjk(a, b, true, cache);
+		box_face_normal(a, b, fmax(tolerance, 0.0), &q);
 	} else {
 		q = ib_convex_query(a, b, cache);
 	}
@@ -190,6 +255,7 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
 		push(&reg, pA, pB, sep, clip[i]);
 		minSep = fmin(minSep, sep);
 	}
+	if (nc > 4) drop_collinear(&reg, fmax(tolerance, 0.0));
 	/* the query's deepest pair when no region vertex is as deep (vertex features, curved or
 	 * non-planar features); for planar face pairs it is a region vertex already. Like the region's
 	 * points it is lifted onto both surfaces along n. */

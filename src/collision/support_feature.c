@@ -182,9 +182,15 @@ static bool ball_interval(ibVec3 x, ibVec3 d, double r, double eps, double* lo, 
 static inline __attribute__((always_inline)) bool slab_interval(double x, double d, double h, double eps, double* lo,
                                                                  double* hi)
 {
-	if (fabs(d) < 1e-6 && h > 2.0 * eps) { /* nearly parallel to the slab */
-		if (x > h - eps && x <= h + eps) x = h - eps;
-		if (x < -h + eps && x >= -h - eps) x = -h + eps;
+	/* nearly parallel to the slab through a point on its boundary (a corner clipped onto a face of a
+	 * slightly tilted box): rounding can put x just outside, and then the line leaves the slab after
+	 * |s| ~ rounding/|d| while the lift needs |s| up to the feature band. Move such a point inside by
+	 * 1e-6 x size: the line then stays inside for |s| <= nudge/|d| (>= 1e-4 x size for |d| < 1e-2), and
+	 * the lifted height changes by nudge |d| <= 1e-8 x size. */
+	double nudge = 1e3 * eps;
+	if (fabs(d) < 1e-2 && h > 2.0 * nudge) {
+		if (x > h - nudge && x <= h + eps) x = h - nudge;
+		if (x < -h + nudge && x >= -h - eps) x = -h + nudge;
 	}
 	if (fabs(d) > 1e-300) {
 		double t1 = (-h - x) / d, t2 = (h - x) / d;

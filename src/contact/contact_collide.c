@@ -18,10 +18,10 @@ bool ib_contact_friction_velocity(ibWorld* w, ibContactRow* c, double dN, double
 	ibVec3 ut = ib_contact_tangential(ib_contact_rel_velocity(w, c), c->n);
 	double s = ibLength(ut);
 	if (s <= tol) { /* at rest tangentially: static if the impulse stays in the cone (eq. 5.10) */
-		bool st = ibLength(c->accT) <= c->mus * c->accN * (1.0 + 1e-12);
-		bool changed = st != c->sticking;
-		c->sticking = st;
-		return changed && st;
+		/* a change of state alone is no progress: at the cone's boundary the normal impulse's
+		 * sub-tolerance corrections would flip it every sweep and the loop would never end */
+		c->sticking = ibLength(c->accT) <= c->mus * c->accN * (1.0 + 1e-9);
+		return false;
 	}
 	ibVec3 t = ibScale(1.0 / s, ut);
 	double tKt = ibDot(t, ibMat3_MulV(c->K, t));

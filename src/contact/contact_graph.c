@@ -10,8 +10,9 @@
  * Shock propagation: after shockIterations sweeps (0 = off) the loop makes one last pass, level by
  * level from the root; while the points of level L are iterated, the lower body of each point is
  * frozen: impulses are computed with its response taken out and are not applied to it (it is not
- * given infinite mass, so its predicted motion under gravity stays right, §5.3.2). The joints are
- * not swept during this pass. It trades accuracy for speed and makes an early abort valid. */
+ * given infinite mass, so its predicted motion under gravity stays right, §5.3.2). Each level gets at
+ * most shockIterations sweeps. The joints are not swept during this pass. It trades accuracy for
+ * speed and makes an early abort valid. */
 #include <math.h>
 #include <string.h>
 
@@ -91,6 +92,7 @@ static void freeze_lower(ibWorld* w, ibContactStore* cs, ibContactRow* c)
 	if (c->frozen == 0) return;
 	c->Ksave = c->K;
 	c->nKnSave = c->nKn;
+	c->kinv = 0;
 	int32_t s = c->frozen == 1 ? c->b2 : c->b1;
 	ibVec3 p = c->frozen == 1 ? c->b : c->a;
 	c->K = ib_contact_response(w, s, p, s, p);
@@ -104,6 +106,7 @@ static void unfreeze(ibContactRow* c)
 	if (c->frozen == 0) return;
 	c->K = c->Ksave;
 	c->nKn = c->nKnSave;
+	c->kinv = 0;
 	c->frozen = 0;
 }
 
@@ -125,13 +128,23 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 		}
 		if (loop->extra && loop->extra(w, loop->ctx)) moved = true;
 	}
+	/* the impulses so far act on both bodies; those of the shock pass only on the upper one, so they
+	 * must not warm-start the next step, where they would act on both */
+	for (int32_t j = 0; j < cs->count; ++j) {
+		ibContactRow* c = &cs->pts[j];
+		c->twoN = c->accN;
+		c->twoVN = c->accVN;
+		c->twoT = c->accT;
+	}
 	if (moved && shock > 0 && it >= shock && cs->levelCount > 0) { /* shock propagation: one last pass */
 		moved = false;
 		for (int32_t L = 0; L < cs->levelCount; ++L) {
 			int32_t a = L == 0 ? 0 : cs->levelStart[L], b = cs->levelStart[L + 1];
 			for (int32_t j = a; j < b; ++j) freeze_lower(w, cs, &cs->pts[cs->order[j]]);
 			bool lm = true;
-			for (int i = 0; lm && i < cap; ++i) {
+			/* at most shockIterations sweeps per level: a box on two frozen boxes that move a little
+			 * differently cannot stick on both, and iterating it to the tolerance may never end */
+			for (int i = 0; lm && i < shock; ++i) {
 				lm = false;
 				++it;
 				for (int32_t j = a; j < b; ++j)

@@ -37,24 +37,41 @@ typedef struct ibContactRow {
 	ibVec3 accT;        /* accumulated friction impulse */
 	double accVN;       /* normal impulse of the velocity correction at t0+h (>= 0) */
 	double gap;         /* last predicted gap (a' - b')·n' (m); < 0 penetration */
+	double allowN, allowT; /* penetration / static-friction offset allowed to remain at t0+h (recovery speed) */
 	uint8_t kind;       /* ibContactKind */
 	bool sticking;      /* static friction (eq. 5.10) */
 	int32_t level;      /* contact-graph level: min of its bodies' levels (contact_graph.c) */
 	uint8_t frozen;     /* shock propagation: 1 or 2 = that body is frozen (K, nKn swapped) */
 	ibMat3 Ksave;
 	double nKnSave;
+	ibMat3 Kinv;        /* K^-1 while kinv == 1 (0: not computed for this K, 2: singular) */
+	uint8_t kinv;
+	uint32_t key;       /* feature key of the manifold point (0 = unknown) */
+	int32_t warm;       /* the same point in last step's set (cs->prev), -1 if none */
+	double wN, wVN;     /* this step's normal impulses of the position / velocity loop (next warm start) */
+	ibVec3 wT, wVT;     /* and their friction impulses */
+	double twoN, twoVN; /* accN, accVN and accT when the shock-propagation pass began (or at the end without */
+	ibVec3 twoT;        /* one): the part applied to both bodies, which alone may warm-start the next step */
 } ibContactRow;
 
 typedef struct ibContactStore {
 	ibContactRow* pts;
 	int32_t count, capacity;
-	ibContactRow* prev; /* last step's points (anchors of sticking points) */
+	ibContactRow* prev; /* last step's resting points (anchors, warm start), grouped by shape pair */
 	int32_t prevCount, prevCapacity;
+	int32_t* prevHash;  /* open addressing: shape pair -> index of its first point in prev (-1 empty) */
+	int32_t prevHashCapacity; /* power of two */
+	double prevH;       /* step length of the position loop that produced prev's impulses */
+	double lastH;       /* step length of this step's position loop */
 	int32_t restingCount;
 	/* predicted poses at t0+h of the bodies (indexed like w->bodies), valid while ver == velVersion */
 	ibVec3* predS;
 	ibMat3* predR;
 	uint32_t* predVer;
+	/* the last exact prediction of each body (base of the linearised updates) and its velocities */
+	ibVec3 *baseS, *baseV, *baseW;
+	ibMat3* baseR;
+	uint8_t* baseOk;
 	int32_t predCapacity;
 	double predH;
 	/* contact graph (contact_graph.c), grow-only */
@@ -83,6 +100,7 @@ ibContactStore* ib_contact_store(ibWorld* w, bool create);
 /* Contact points from the collision detection's contact set at the current poses; false on OOM. */
 bool ib_contacts_build(ibWorld* w, ibContactStore* cs);
 double ib_contact_resting_speed(const ibWorld* w); /* eps_rc */
+/* Matches the points to last step's (warm, anchors of sticking points); call after classification. */
 void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs);
 void ib_contacts_keep(ibWorld* w, ibContactStore* cs);
 ibVec3 ib_contact_rel_velocity(const ibWorld* w, const ibContactRow* c);
@@ -99,6 +117,10 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs);
 /* friction impulse of one iteration (§5.2.5, used by collisions and dynamic friction of contact
  * joints): dN = this iteration's normal impulse; true if an impulse was applied or the state changed */
 bool ib_contact_friction_velocity(ibWorld* w, ibContactRow* c, double dN, double tol);
+
+/* [IMPL] Speed (m/s) at which a contact joint removes an error that exists at t0 (a penetration, an
+ * offset from its static-friction anchors): at most IB_CONTACT_RECOVERY_SPEED * h per (sub-)step. */
+#define IB_CONTACT_RECOVERY_SPEED 1.0
 
 static inline ibVec3 ib_contact_tangential(ibVec3 v, ibVec3 n) { return ibMulAdd(v, -ibDot(v, n), n); }
 

@@ -39,6 +39,7 @@ static void carry_points(ibWorld* w, ibContactRow* c)
 	c->b = ibAdd(y->st.s, ibMat3_MulV(y->R, c->lb));
 	c->n = ibMat3_MulV(c->nBody == 1 ? x->R : y->R, c->ln);
 	c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
+	c->kinv = 0;
 	double nKn = ibDot(c->n, ibMat3_MulV(c->K, c->n));
 	if (nKn > 0.0) c->nKn = nKn;
 }
@@ -51,6 +52,7 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 	predicted_points(w, cs, c, h, &a, &b, &n);
 	double g = ibDot(ibSub(a, b), n);
 	c->gap = g;
+	g += c->allowN; /* an old penetration is removed at the recovery speed only */
 	double err = 0.0, dN = 0.0;
 	/* every point is corrected on every sweep (also below eps_d, so that no sub-tolerance bias of the
 	 * sweep order survives the step); the loop ends when no correction exceeded eps_d */
@@ -75,8 +77,9 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 		n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
 		ibVec3 dt = ib_contact_tangential(ibSub(ibAdd(s2, ibMat3_MulV(R2, c->tb)), ibAdd(s1, ibMat3_MulV(R1, c->ta))), n);
 		double l = ibLength(dt);
-		if (!(l > 0.0)) return err;
+		if (!(l > c->allowT)) return err;
 		ibVec3 t = ibScale(1.0 / l, dt);
+		l -= c->allowT;
 		double tKt = ibDot(t, ibMat3_MulV(c->K, t));
 		if (!(tKt > 0.0)) return err;
 		double mag = l / (h * tKt);
@@ -97,6 +100,68 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 	/* dynamic friction from this iteration's normal impulse (§5.2.5 at t0) */
 	if (ib_contact_friction_velocity(w, c, dN, w->solver.velocityTolerance)) *moved = true;
 	return err;
+}
+
+/* Friction part of a warm-start impulse: a sticking point keeps last step's impulse inside the cone;
+ * a sliding one gets mu_d times the warm normal impulse against its sliding velocity, so that its
+ * friction stays mu_d times the accumulated normal impulse (the sweeps add mu_d dN, contact_collide.c). */
+static ibVec3 warm_friction(const ibWorld* w, ibContactRow* c, ibVec3 prev, double scale, double accN, double dN)
+{
+	if (!c->sticking) { /* as one iteration of eq. 5.8: at most the impulse that stops the sliding */
+		ibVec3 ut = ib_contact_tangential(ib_contact_rel_velocity(w, c), c->n);
+		double s = ibLength(ut);
+		if (!(s > 0.0) || dN == 0.0) return IB_VEC3_ZERO;
+		ibVec3 t = ibScale(1.0 / s, ut);
+		double tKt = ibDot(t, ibMat3_MulV(c->K, t)), mag = c->mud * dN;
+		if (tKt > 0.0 && mag >= s / tKt) {
+			mag = s / tKt;
+			c->sticking = true;
+		}
+		return ibScale(-mag, t);
+	}
+	ibVec3 t = ibScale(scale, ib_contact_tangential(prev, c->n));
+	double l = ibLength(t);
+	if (!(l > 0.0)) return IB_VEC3_ZERO;
+	double lim = c->mus * accN;
+	return l > lim ? ibScale(lim / l, t) : t;
+}
+
+/* Warm start of a loop ([IMPL], docs/contacts.md): the matched point's impulses of last step's loop
+ * (scaled to this step length) are applied before the sweeps and become the accumulated impulses;
+ * the sweeps then correct them like any other iterate (same clamps, same tolerances). */
+static void warm_start(ibWorld* w, ibContactStore* cs, double h, bool velocity)
+{
+	if (!w->solver.contact.warmStart || !(cs->prevH > 0.0)) return;
+	/* impulses scale with the step length; after a much shorter or longer (sub-)step (time of contact,
+	 * step subdivision) they say little: no warm start then */
+	double scale = h / cs->prevH;
+	if (!(scale >= 0.5 && scale <= 2.0)) return;
+	for (int32_t k = 0; k < cs->count; ++k) {
+		ibContactRow* c = &cs->pts[k];
+		if (c->kind != IB_CONTACT_RESTING || c->warm < 0) continue;
+		const ibContactRow* o = &cs->prev[c->warm];
+		double dN;
+		ibVec3 pT;
+		if (!velocity) {
+			dN = fmax(0.0, scale * o->wN);
+			c->accN = dN;
+			pT = warm_friction(w, c, o->wT, scale, c->accN, dN);
+			c->accT = pT;
+		} else {
+			dN = fmax(scale * o->wVN, -c->accN);
+			c->accN += dN;
+			c->accVN = dN;
+			pT = warm_friction(w, c, o->wVT, scale, c->accN, dN);
+			if (c->sticking) { /* the sum stays in the cone */
+				ibVec3 sum = ibAdd(c->accT, pT);
+				double ls = ibLength(sum), lim = c->mus * c->accN;
+				if (ls > lim) pT = ibSub(ibScale(lim / ls, sum), c->accT);
+			}
+			c->accT = ibAdd(c->accT, pT);
+		}
+		if (c->mus <= 0.0 && c->mud <= 0.0) pT = IB_VEC3_ZERO, c->accT = IB_VEC3_ZERO;
+		ib_contact_apply(w, c, ibMulAdd(pT, dN, c->n));
+	}
 }
 
 typedef struct RestCtx {
@@ -137,11 +202,31 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 		c->accT = IB_VEC3_ZERO;
 		if (c->kind != IB_CONTACT_RESTING) continue;
 		carry_points(w, c); /* the points at the current instant (a redone or midpoint step moved them) */
+		/* errors present at t0 are removed at IB_CONTACT_RECOVERY_SPEED at most: corrected within a
+		 * tiny (time-of-contact) sub-step they would become huge velocities */
+		double rec = IB_CONTACT_RECOVERY_SPEED * h;
+		c->allowN = fmax(0.0, -ibDot(ibSub(c->a, c->b), c->n) - rec);
+		c->allowT = 0.0;
+		if (c->sticking) {
+			const ibBody* x = &w->bodies[c->b1];
+			const ibBody* y = &w->bodies[c->b2];
+			ibVec3 d0 = ibSub(ibAdd(y->st.s, ibMat3_MulV(y->R, c->tb)), ibAdd(x->st.s, ibMat3_MulV(x->R, c->ta)));
+			c->allowT = fmax(0.0, ibLength(ib_contact_tangential(d0, c->n)) - rec);
+		}
 	}
+	cs->lastH = h;
+	warm_start(w, cs, h, false);
 	RestCtx x = {h, set->contactPositionTolerance, 0.0, 0.0};
 	ibContactLoop loop = {position_point, w->joints ? joint_position_sweep : NULL, &x, set->maxContactIterations};
 	bool moved = false;
 	w->stats.contactIterations += ib_contacts_run(w, cs, &loop, &moved);
+	for (int32_t k = 0; k < cs->count; ++k) {
+		ibContactRow* c = &cs->pts[k];
+		c->wN = c->twoN;
+		c->wT = c->twoT;
+		c->wVN = 0.0;
+		c->wVT = IB_VEC3_ZERO;
+	}
 	if (moved) {
 		w->stats.converged = false;
 		w->stats.contactResidual = fmax(w->stats.contactResidual, x.res);
@@ -168,8 +253,31 @@ static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void
 	const RestCtx* x = ctx;
 	if (c->kind != IB_CONTACT_RESTING) return false;
 	bool moved = false;
-	double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
-	double dN = velocity_normal_impulse(c, un);
+	ibVec3 u = ib_contact_rel_velocity(w, c);
+	double un = ibDot(u, c->n);
+	double dN = 0.0;
+	if (c->sticking && c->mus > 0.0 && c->kinv == 0) c->kinv = ibMat3_InverseSym(c->K, &c->Kinv) ? 1 : 2;
+	if (c->sticking && c->mus > 0.0 && c->kinv == 1) {
+		const ibMat3 Ki = c->Kinv;
+		/* [IMPL] a sticking point is a ball joint for this instant: one 3x3 solve removes its whole
+		 * relative velocity. Separate 1D normal and friction projections (along the changing sliding
+		 * direction, with an anisotropic K) converge very slowly on boxes resting on several boxes. */
+		ibVec3 p = ibNeg(ibMat3_MulV(Ki, u));
+		dN = ibDot(p, c->n);
+		ibVec3 cand = ibAdd(c->accT, ib_contact_tangential(p, c->n));
+		/* only inside the cone; at its boundary (or when the normal impulse would pull) the 1D
+		 * projections below hold the friction on the boundary and correct the normal alone */
+		if (c->accN + dN >= 0.0 && ibLength(cand) <= c->mus * (c->accN + dN)) {
+			ibVec3 pt = ibSub(cand, c->accT);
+			c->accVN += dN;
+			c->accN += dN;
+			c->accT = cand;
+			ib_contact_apply(w, c, ibMulAdd(pt, dN, c->n));
+			return ibLength(u) > x->tol;
+		}
+		dN = 0.0;
+	}
+	dN = velocity_normal_impulse(c, un); /* the step's total normal impulse never pulls */
 	if (dN != 0.0) {
 		c->accVN += dN;
 		c->accN += dN;
@@ -190,10 +298,17 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 		if (c->kind != IB_CONTACT_RESTING) continue;
 		carry_points(w, c); /* contact points at t0+h, carried with their bodies */
 		c->accVN = 0.0;
+		c->wVT = c->accT; /* the friction impulse before this loop */
 	}
+	warm_start(w, cs, cs->lastH > 0.0 ? cs->lastH : h, true);
 	RestCtx x = {h, set->contactPositionTolerance, w->solver.velocityTolerance, 0.0};
 	ibContactLoop loop = {velocity_point, w->joints ? joint_velocity_sweep : NULL, &x, set->maxContactIterations};
 	bool moved = false;
 	w->stats.contactVelocityIterations += ib_contacts_run(w, cs, &loop, &moved);
+	for (int32_t k = 0; k < cs->count; ++k) {
+		ibContactRow* c = &cs->pts[k];
+		c->wVN = c->twoVN;
+		c->wVT = ibSub(c->twoT, c->wVT);
+	}
 	if (moved) w->stats.converged = false;
 }

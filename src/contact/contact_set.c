@@ -24,6 +24,7 @@ void ib_contacts_destroy(ibWorld* w)
 	if (!cs) return;
 	ib_free(w, cs->pts, (size_t)cs->capacity * sizeof(ibContactRow));
 	ib_free(w, cs->prev, (size_t)cs->prevCapacity * sizeof(ibContactRow));
+	ib_free(w, cs->prevHash, (size_t)cs->prevHashCapacity * sizeof(int32_t));
 	ib_free(w, cs->level, (size_t)cs->levelCapacity * sizeof(int32_t));
 	ib_free(w, cs->queue, (size_t)cs->queueCapacity * sizeof(int32_t));
 	ib_free(w, cs->adjStart, (size_t)cs->adjStartCapacity * sizeof(int32_t));
@@ -33,6 +34,9 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_free(w, cs->predS, (size_t)cs->predCapacity * sizeof(ibVec3));
 	ib_free(w, cs->predR, (size_t)cs->predCapacity * sizeof(ibMat3));
 	ib_free(w, cs->predVer, (size_t)cs->predCapacity * sizeof(uint32_t));
+	ib_free(w, cs->baseS, (size_t)cs->predCapacity * 3 * sizeof(ibVec3));
+	ib_free(w, cs->baseR, (size_t)cs->predCapacity * sizeof(ibMat3));
+	ib_free(w, cs->baseOk, (size_t)cs->predCapacity * sizeof(uint8_t));
 	ib_free(w, cs, sizeof *cs);
 	w->contactStore = NULL;
 }
@@ -89,8 +93,37 @@ void ib_contact_apply(ibWorld* w, const ibContactRow* c, ibVec3 p)
 
 void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h)
 {
-	for (int32_t i = 0; i < w->bodyHigh && i < cs->predCapacity; ++i) cs->predVer[i] = ~w->bodies[i].velVersion;
+	for (int32_t i = 0; i < w->bodyHigh && i < cs->predCapacity; ++i) {
+		cs->predVer[i] = ~w->bodies[i].velVersion;
+		cs->baseOk[i] = 0;
+	}
 	cs->predH = h;
+}
+
+/* [IMPL] Linearised prediction: after an exact prediction (s0', R0') at velocities (v0, w0), a body
+ * whose rotation per step stays small is predicted at (v, w) as s0' + h (v - v0) and
+ * exp(h (w - w0)) R0'. The translation is exact (constant forces); the rotation misses the change of
+ * the gyroscopic term, below h^2 |w0| |w - w0| <= 1e-7 rad with the bounds below. Each impulse of
+ * a sweep changes the velocities, and the exact prediction (the world's integrator) was most of the
+ * contact loop's cost. */
+#define IB_LINEAR_PREDICTION_ANGLE 3e-4
+
+static bool predict_linear(ibContactStore* cs, const ibBody* b, int32_t i, double h)
+{
+	if (!cs->baseOk[i]) return false;
+	double a0 = ibLength(cs->baseW[i]) * h;
+	ibVec3 dw = ibSub(b->st.w, cs->baseW[i]);
+	double da = ibLength(dw) * h;
+	if (!(a0 <= IB_LINEAR_PREDICTION_ANGLE && da <= IB_LINEAR_PREDICTION_ANGLE)) return false;
+	cs->predS[i] = ibMulAdd(cs->baseS[i], h, ibSub(b->st.v, cs->baseV[i]));
+	if (da > 0.0) { /* exp([t]x) = I + [t]x + [t]x^2 / 2 to |t|^3 / 6 < 5e-12 */
+		ibMat3 S = ibMat3_Skew(ibScale(h, dw)), E = ibMat3_Add(S, ibMat3_Scale(0.5, ibMat3_Mul(S, S)));
+		for (int k = 0; k < 3; ++k) E.m[k][k] += 1.0;
+		cs->predR[i] = ibMat3_Mul(E, cs->baseR[i]);
+	} else {
+		cs->predR[i] = cs->baseR[i];
+	}
+	return true;
 }
 
 void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, ibVec3* s, ibMat3* R)
@@ -100,10 +133,15 @@ void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, i
 		if (b->type == IB_BODY_STATIC) {
 			cs->predS[i] = b->st.s;
 			cs->predR[i] = b->R;
-		} else {
+		} else if (!predict_linear(cs, b, i, h)) {
 			ibQuat q;
 			ib_predict_pose(w, b, h, &cs->predS[i], &q);
 			cs->predR[i] = ibMat3_FromQuat(q);
+			cs->baseS[i] = cs->predS[i];
+			cs->baseR[i] = cs->predR[i];
+			cs->baseV[i] = b->st.v;
+			cs->baseW[i] = b->st.w;
+			cs->baseOk[i] = 1;
 		}
 		cs->predVer[i] = b->velVersion;
 	}
@@ -133,58 +171,125 @@ static bool grow_prediction(ibWorld* w, ibContactStore* cs)
 	ibVec3* s = ib_alloc(w, (size_t)cap * sizeof(ibVec3));
 	ibMat3* R = ib_alloc(w, (size_t)cap * sizeof(ibMat3));
 	uint32_t* v = ib_alloc(w, (size_t)cap * sizeof(uint32_t));
-	if (!s || !R || !v) {
+	ibVec3* bs = ib_alloc(w, (size_t)cap * 3 * sizeof(ibVec3));
+	ibMat3* bR = ib_alloc(w, (size_t)cap * sizeof(ibMat3));
+	uint8_t* ok = ib_alloc(w, (size_t)cap * sizeof(uint8_t));
+	if (!s || !R || !v || !bs || !bR || !ok) {
 		ib_free(w, s, (size_t)cap * sizeof(ibVec3));
 		ib_free(w, R, (size_t)cap * sizeof(ibMat3));
 		ib_free(w, v, (size_t)cap * sizeof(uint32_t));
+		ib_free(w, bs, (size_t)cap * 3 * sizeof(ibVec3));
+		ib_free(w, bR, (size_t)cap * sizeof(ibMat3));
+		ib_free(w, ok, (size_t)cap * sizeof(uint8_t));
 		return false;
 	}
 	ib_free(w, cs->predS, (size_t)cs->predCapacity * sizeof(ibVec3));
 	ib_free(w, cs->predR, (size_t)cs->predCapacity * sizeof(ibMat3));
 	ib_free(w, cs->predVer, (size_t)cs->predCapacity * sizeof(uint32_t));
+	ib_free(w, cs->baseS, (size_t)cs->predCapacity * 3 * sizeof(ibVec3));
+	ib_free(w, cs->baseR, (size_t)cs->predCapacity * sizeof(ibMat3));
+	ib_free(w, cs->baseOk, (size_t)cs->predCapacity * sizeof(uint8_t));
+	memset(ok, 0, (size_t)cap * sizeof(uint8_t));
+	memset(v, 0, (size_t)cap * sizeof(uint32_t));
 	cs->predS = s;
 	cs->predR = R;
 	cs->predVer = v;
+	cs->baseS = bs;
+	cs->baseV = bs + cap;
+	cs->baseW = bs + 2 * cap;
+	cs->baseR = bR;
+	cs->baseOk = ok;
 	cs->predCapacity = cap;
 	return true;
 }
 
-/* The same point in last step's set: same shapes, anchor of body 1 near the new point. Points come
- * in the same order every step, so the search starts after the last match. */
-static const ibContactRow* match_prev(const ibWorld* w, ibContactStore* cs, const ibContactRow* c, int32_t* cursor)
+static uint32_t pair_hash(int32_t s1, int32_t s2)
 {
-	double tol = fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
-	for (int32_t d = 0; d < cs->prevCount; ++d) {
-		int32_t j = (*cursor + d) % cs->prevCount;
-		const ibContactRow* o = &cs->prev[j];
-		if (o->s1 != c->s1 || o->s2 != c->s2 || ibLengthSq(ibSub(o->la, c->la)) > tol * tol) continue;
-		*cursor = j + 1;
-		return o;
-	}
-	return NULL;
+	uint32_t h = (uint32_t)s1 * 0x9E3779B1u ^ ((uint32_t)s2 + 0x7F4A7C15u) * 0x85EBCA77u;
+	return h ^ (h >> 15);
 }
 
-/* Sticking points that persist keep their static-friction anchors (call after classification). */
+/* The same point in last step's set: same shapes; the same feature key, else the nearest local
+ * point on body 1 within max(10 eps_c, 1 mm). Returns its index in cs->prev or -1. */
+static int32_t match_prev(const ibWorld* w, const ibContactStore* cs, const ibContactRow* c)
+{
+	if (cs->prevCount == 0 || cs->prevHashCapacity == 0) return -1;
+	double tol = fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
+	uint32_t mask = (uint32_t)cs->prevHashCapacity - 1u;
+	int32_t first = -1;
+	for (uint32_t h = pair_hash(c->s1, c->s2) & mask;; h = (h + 1u) & mask) {
+		int32_t j = cs->prevHash[h];
+		if (j < 0) return -1;
+		if (cs->prev[j].s1 == c->s1 && cs->prev[j].s2 == c->s2) {
+			first = j;
+			break;
+		}
+	}
+	int32_t best = -1;
+	double bestD = tol * tol;
+	for (int32_t j = first; j < cs->prevCount && cs->prev[j].s1 == c->s1 && cs->prev[j].s2 == c->s2; ++j) {
+		const ibContactRow* o = &cs->prev[j];
+		double d = ibLengthSq(ibSub(o->la, c->la));
+		if (c->key != 0u && o->key == c->key && d <= 100.0 * tol * tol) return j;
+		if (d <= bestD) {
+			bestD = d;
+			best = j;
+		}
+	}
+	return best;
+}
+
 void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
 {
-	int32_t cursor = 0;
-	for (int32_t k = 0; k < cs->count && cs->prevCount > 0; ++k) {
+	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactRow* c = &cs->pts[k];
-		if (c->kind != IB_CONTACT_RESTING || !c->sticking) continue;
-		const ibContactRow* o = match_prev(w, cs, c, &cursor);
-		if (!o) continue;
+		c->warm = -1;
+		if (c->kind != IB_CONTACT_RESTING) continue;
+		c->warm = match_prev(w, cs, c);
+		if (c->warm < 0 || !c->sticking) continue;
+		/* sticking points that persist keep their static-friction anchors */
+		const ibContactRow* o = &cs->prev[c->warm];
+		double tol = fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
+		if (!o->sticking || ibLengthSq(ibSub(o->la, c->la)) > tol * tol) continue;
 		c->ta = o->ta;
 		c->tb = o->tb;
 	}
 }
 
-/* Keep this step's points for the next step (only sticking ones matter). */
+/* Keep this step's resting points for the next step (anchors of sticking points, warm start); they
+ * stay grouped by shape pair, and a hash of the pairs finds each group. */
 void ib_contacts_keep(ibWorld* w, ibContactStore* cs)
 {
 	cs->prevCount = 0;
+	cs->prevH = cs->lastH;
 	if (!ib_grow(w, (void**)&cs->prev, &cs->prevCapacity, cs->count, sizeof(ibContactRow))) return;
 	for (int32_t k = 0; k < cs->count; ++k)
-		if (cs->pts[k].kind == IB_CONTACT_RESTING && cs->pts[k].sticking) cs->prev[cs->prevCount++] = cs->pts[k];
+		if (cs->pts[k].kind == IB_CONTACT_RESTING) cs->prev[cs->prevCount++] = cs->pts[k];
+	int32_t need = 16;
+	while (need < 2 * cs->prevCount) need *= 2;
+	if (need > cs->prevHashCapacity) {
+		int32_t* hsh = ib_alloc(w, (size_t)need * sizeof(int32_t));
+		if (!hsh) {
+			cs->prevCount = 0;
+			return;
+		}
+		ib_free(w, cs->prevHash, (size_t)cs->prevHashCapacity * sizeof(int32_t));
+		cs->prevHash = hsh;
+		cs->prevHashCapacity = need;
+	}
+	uint32_t mask = (uint32_t)cs->prevHashCapacity - 1u;
+	memset(cs->prevHash, 0xff, (size_t)cs->prevHashCapacity * sizeof(int32_t));
+	for (int32_t j = 0; j < cs->prevCount; ++j) {
+		const ibContactRow* o = &cs->prev[j];
+		if (j > 0 && cs->prev[j - 1].s1 == o->s1 && cs->prev[j - 1].s2 == o->s2) continue;
+		uint32_t h = pair_hash(o->s1, o->s2) & mask;
+		while (cs->prevHash[h] >= 0) {
+			const ibContactRow* q = &cs->prev[cs->prevHash[h]];
+			if (q->s1 == o->s1 && q->s2 == o->s2) break; /* a second group of the pair: the first one wins */
+			h = (h + 1u) & mask;
+		}
+		if (cs->prevHash[h] < 0) cs->prevHash[h] = j;
+	}
 }
 
 bool ib_contacts_build(ibWorld* w, ibContactStore* cs)
@@ -236,6 +341,8 @@ bool ib_contacts_build(ibWorld* w, ibContactStore* cs)
 			c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
 			c->nKn = ibDot(n, ibMat3_MulV(c->K, n));
 			c->gap = m->points[i].separation;
+			c->key = m->points[i].key;
+			c->warm = -1;
 			if (!(c->nKn > 0.0)) continue;
 			cs->count++;
 		}
