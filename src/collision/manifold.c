@@ -162,12 +162,16 @@ static void box_face_normal(const ibConvex* a, const ibConvex* b, double toleran
 			if (s == big && sep > bestBig) bestBig = sep, bigN = N;
 		}
 	double rnd = 1e-9 * scale;
-	/* only a correction of ~1e-6 rad, at most 1e-4: other contacts keep the query's normal */
+	/* only a small correction (at most 1e-4 rad, 1e-2 when touching to ~1e-7 of the size): other contacts keep the query's normal */
 	if (big >= 0 && q->distance <= 0.0 && bestBig >= q->distance - 0.5 * tolerance - rnd &&
 	    ibDistance(bigN, q->normal) < 1e-4) {
 		q->normal = bigN;
 		q->distance = fmin(q->distance, bestBig);
-	} else if (best >= q->distance - rnd && ibDistance(bestN, q->normal) < 1e-4) {
+	} else if (best >= q->distance - rnd && ibDistance(bestN, q->normal) < (fabs(q->distance) <= 1e-7 * scale ? 1e-2 : 1e-4)) {
+		/* touching (|d| <= 1e-7 x size): GJK's normal of two faces closer than ~1e-11 m is
+		 * ill-conditioned (a flat box 2e-10 m above the ground got one 2.7e-4 rad off, which lifted
+		 * three of its four corners out of the band); a face axis that separates them by the query's
+		 * distance is the contact plane */
 		q->normal = bestN;
 	}
 }
