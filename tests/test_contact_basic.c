@@ -184,11 +184,38 @@ static void test_settings(void** state)
 	}
 }
 
+/* A flat box 2e-10 m above a large ground box (a pose the README example reached): GJK's normal of the
+ * two parallel faces is 2.7e-4 rad off there; the region must still be the box's 4 bottom corners. */
+static void test_flat_box_touching_manifold(void** state)
+{
+	(void)state;
+	ibWorldDef wd = ibDefaultWorldDef();
+	ibWorldId w = ibCreateWorld(&wd);
+	ibBodyDef gd = ibDefaultBodyDef();
+	ibBodyId ground = ibCreateBody(w, &gd);
+	ibShapeDef sd = ibDefaultShapeDef();
+	ibCreateBoxShape(ground, &sd, &(ibBox){ibV3(10.0, 10.0, 0.5)});
+	ibBodyDef bd = ibDefaultBodyDef();
+	bd.type = IB_BODY_DYNAMIC;
+	bd.position = ibV3(0.27184686990064255, 0.067336717463033394, 0.55000000023578843);
+	bd.rotation = ibQuatNormalize((ibQuat){.w = 0.52385517743005383, .x = 3.0260391390528187e-10,
+	                                       .y = -4.1574958855319211e-10, .z = 0.85180734504917666});
+	ibBodyId box = ibCreateBody(w, &bd);
+	ibCreateBoxShape(box, &sd, &(ibBox){ibV3(0.2, 0.1, 0.05)});
+	assert_int_equal(ibWorld_Collide(w), IB_OK);
+	ibContactData cd[2];
+	assert_int_equal(ibWorld_GetContacts(w, cd, 2), 1);
+	assert_int_equal(cd[0].pointCount, 4);
+	assert_true(fabs(fabs(cd[0].normal.z) - 1.0) <= 1e-12);
+	for (int k = 0; k < 4; ++k) assert_true(fabs(cd[0].points[k].separation) <= 1e-9);
+	ibDestroyWorld(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_classification), cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_box_resting),
-	    cmocka_unit_test(test_slope),          cmocka_unit_test(test_settings),
+	    cmocka_unit_test(test_slope),          cmocka_unit_test(test_settings), cmocka_unit_test(test_flat_box_touching_manifold),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
