@@ -275,7 +275,6 @@ static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void
 			ib_contact_apply(w, c, ibMulAdd(pt, dN, c->n));
 			return ibLength(u) > x->tol;
 		}
-		dN = 0.0;
 	}
 	dN = velocity_normal_impulse(c, un); /* the step's total normal impulse never pulls */
 	if (dN != 0.0) {

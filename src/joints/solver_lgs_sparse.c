@@ -68,6 +68,7 @@
 #include <cholmod.h>
 
 #include "joints/joint_internal.h"
+#include "math/cholmod_view.h"
 
 #define SP_EPS 1e-6       /* regularisation of the unit-diagonal matrix and damping of the Newton steps */
 #define SP_MAX_REFINE 8   /* refinement solves per system solve */
@@ -292,35 +293,7 @@ static bool sys_alloc_entries(ibWorld* w, SpSys* y, int32_t nnz)
 }
 
 /* Header of the matrix for CHOLMOD (our arrays; stype 1: upper triangle). */
-static cholmod_sparse sys_matrix(SpSys* y)
-{
-	cholmod_sparse A;
-	memset(&A, 0, sizeof A);
-	A.nrow = A.ncol = (size_t)y->m;
-	A.nzmax = (size_t)y->nnz;
-	A.p = y->Ap;
-	A.i = y->Ai;
-	A.x = y->Ax;
-	A.stype = 1;
-	A.itype = CHOLMOD_INT;
-	A.xtype = CHOLMOD_REAL;
-	A.dtype = CHOLMOD_DOUBLE;
-	A.sorted = 1;
-	A.packed = 1;
-	return A;
-}
-
-static cholmod_dense dense_vector(double* v, int32_t m)
-{
-	cholmod_dense B;
-	memset(&B, 0, sizeof B);
-	B.nrow = B.nzmax = B.d = (size_t)m;
-	B.ncol = 1;
-	B.x = v;
-	B.xtype = CHOLMOD_REAL;
-	B.dtype = CHOLMOD_DOUBLE;
-	return B;
-}
+static cholmod_sparse sys_matrix(SpSys* y) { return ib_cholmod_upper(y->m, y->nnz, y->Ap, y->Ai, y->Ax); }
 
 /* Rows, pattern and symbolic factor for the current layout (basics prepared: rows known). */
 static bool sys_build(ibWorld* w, LgsSparse* S, SpSys* y)
@@ -502,7 +475,7 @@ static double residual(const SpSys* y, const double* b, const double* v, double*
 
 static bool factor_solve(LgsSparse* S, SpSys* y, double* rhs, double* out)
 {
-	cholmod_dense B = dense_vector(rhs, y->m);
+	cholmod_dense B = ib_cholmod_vector(rhs, y->m);
 	if (!cholmod_solve2(CHOLMOD_A, y->L, &B, NULL, &y->X, NULL, &y->Y, &y->E, &S->cc)) return false;
 	memcpy(out, y->X->x, (size_t)y->m * sizeof(double));
 	return true;

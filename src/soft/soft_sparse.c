@@ -24,6 +24,7 @@
 #include <cholmod.h>
 
 #include "soft/soft_internal.h"
+#include "math/cholmod_view.h"
 
 #define SP_EPS 1e-10
 #define SP_MAX_HALVINGS 12
@@ -185,23 +186,7 @@ static int cmp_i32(const void* a, const void* b)
 	return (x > y) - (x < y);
 }
 
-static cholmod_sparse sys_matrix(SpSys* y)
-{
-	cholmod_sparse A;
-	memset(&A, 0, sizeof A);
-	A.nrow = A.ncol = (size_t)y->m;
-	A.nzmax = (size_t)y->nnz;
-	A.p = y->Ap;
-	A.i = y->Ai;
-	A.x = y->Ax;
-	A.stype = 1;
-	A.itype = CHOLMOD_INT;
-	A.xtype = CHOLMOD_REAL;
-	A.dtype = CHOLMOD_DOUBLE;
-	A.sorted = 1;
-	A.packed = 1;
-	return A;
-}
+static cholmod_sparse sys_matrix(SpSys* y) { return ib_cholmod_upper(y->m, y->nnz, y->Ap, y->Ai, y->Ax); }
 
 #define GROW(p, cap, n) ib_grow(w, (void**)&(p), &(cap), (n) + 1, sizeof(*(p)))
 
@@ -403,13 +388,7 @@ static bool sys_begin(ibWorld* w, ibSoftStore* ss, bool velocity, double h)
 static bool sys_solve(ibSoftSparse* S, SpSys* y)
 {
 	for (int32_t i = 0; i < y->m; ++i) y->b[i] *= y->scale[i];
-	cholmod_dense B;
-	memset(&B, 0, sizeof B);
-	B.nrow = B.nzmax = B.d = (size_t)y->m;
-	B.ncol = 1;
-	B.x = y->b;
-	B.xtype = CHOLMOD_REAL;
-	B.dtype = CHOLMOD_DOUBLE;
+	cholmod_dense B = ib_cholmod_vector(y->b, y->m);
 	if (!cholmod_solve2(CHOLMOD_A, y->L, &B, NULL, &y->X, NULL, &y->Y, &y->E, &S->cc)) return false;
 	const double* x = y->X->x;
 	for (int32_t i = 0; i < y->m; ++i) y->lam[i] = y->scale[i] * x[i];
