@@ -201,4 +201,28 @@ static inline ibJointId jt_hinge(ibWorldId w, ibBodyId a, ibBodyId b, ibVec3 at,
 	return j;
 }
 
+/* A joint-only world (no collisions) with the given solver method and gravity. */
+static inline ibWorldId jt_world_method(ibJointSolver method, ibVec3 g)
+{
+	ibWorldDef wd = ibDefaultWorldDef();
+	wd.collision.enabled = false;
+	wd.gravity = g;
+	wd.solver.method = method;
+	ibWorldId w = ibCreateWorld(&wd);
+	assert_true(ibWorld_IsValid(w));
+	return w;
+}
+
+/* Rebound ratio -v_after / v_before at each sign change of v (a stop's velocity jump), up to 4. */
+typedef struct jtRebounds {
+	double prev, ratio[4];
+	int n;
+} jtRebounds;
+
+static inline void jt_track(jtRebounds* r, double v)
+{
+	if (v * r->prev < 0.0 && r->n < 4) r->ratio[r->n++] = -v / r->prev;
+	r->prev = v;
+}
+
 #endif

@@ -19,17 +19,6 @@
 static const double H = 0.01;
 static const double EPS_D = 1e-6; /* default angularTolerance */
 
-static ibWorldId world(ibJointSolver method, ibVec3 g)
-{
-	ibWorldDef wd = ibDefaultWorldDef();
-	wd.collision.enabled = false;
-	wd.gravity = g;
-	wd.solver.method = method;
-	ibWorldId w = ibCreateWorld(&wd);
-	assert_true(ibWorld_IsValid(w));
-	return w;
-}
-
 /* Shortest rotation taking the unit x onto the unit d. */
 static ibQuat rotation_to(ibVec3 x, ibVec3 d)
 {
@@ -77,7 +66,7 @@ static ibJointId cone_pendulum(ibWorldId w, ibBodyId* link, ibVec3 d0, double t1
 
 static void cone_rests(ibJointSolver method, double t1, double t2)
 {
-	ibWorldId w = world(method, ibV3(0, -9.81, 0));
+	ibWorldId w = jt_world_method(method, ibV3(0, -9.81, 0));
 	ibBodyId link;
 	const double a0 = 70.0 * IB_PI / 180.0;
 	ibVec3 d0 = ibV3(cos(a0), -sin(a0) * cos(0.5), sin(a0) * sin(0.5)); /* below and beside the cone */
@@ -161,7 +150,7 @@ static double twist_of(ibBodyId b)
 
 static void twist_stops(ibJointSolver method)
 {
-	ibWorldId w = world(method, ibV3(0, 0, 0));
+	ibWorldId w = jt_world_method(method, ibV3(0, 0, 0));
 	ibBodyId cube;
 	ibJointId j = cube_joint(w, &cube, true, 0.3, true, -0.5, 0.4, 0.0);
 	assert_int_equal(ibBody_SetAngularVelocity(cube, ibV3(6, 0, 0)), IB_OK); /* 6 rad/s: reaches 0.4 in 0.067 s */
@@ -194,38 +183,27 @@ static void test_twist_lgs(void** s)
 	twist_stops(IB_SOLVER_LGS);
 }
 
-typedef struct Rebounds {
-	double prev, ratio[4];
-	int n;
-} Rebounds;
-
-static void track(Rebounds* r, double v)
-{
-	if (v * r->prev < 0.0 && r->n < 4) r->ratio[r->n++] = -v / r->prev;
-	r->prev = v;
-}
-
 /* e = 0.5. Twist: the cube turns at -2 rad/s about x, hits -0.5 at 0.25 s, rebounds at 1 rad/s, hits
  * 0.3 at 1.05 s. Swing: a second cube turns at 1.5 rad/s about z (its axis x swings in the xy plane),
  * hits the 0.3 rad cone at 0.2 s, rebounds at 0.75 rad/s, hits the other side at 1.0 s. */
 static void restitution(ibJointSolver method)
 {
 	const double e = 0.5;
-	ibWorldId w = world(method, ibV3(0, 0, 0));
+	ibWorldId w = jt_world_method(method, ibV3(0, 0, 0));
 	ibBodyId ct, cs;
 	cube_joint(w, &ct, false, 0.0, true, -0.5, 0.3, e);
 	cube_joint(w, &cs, true, 0.3, false, 0.0, 0.0, e);
 	assert_int_equal(ibBody_SetAngularVelocity(ct, ibV3(-2, 0, 0)), IB_OK);
 	assert_int_equal(ibBody_SetAngularVelocity(cs, ibV3(0, 0, 1.5)), IB_OK);
-	Rebounds rt = {-2.0, {0}, 0}, rs = {1.5, {0}, 0};
+	jtRebounds rt = {-2.0, {0}, 0}, rs = {1.5, {0}, 0};
 	double tOver = 0.0, sOver = 0.0;
 	for (int i = 0; i < 130; ++i) {
 		jt_step(w, H);
 		double t = twist_of(ct);
 		tOver = fmax(tOver, fmax(-0.5 - t, t - 0.3));
 		sOver = fmax(sOver, swing_of(cs, NULL) - 0.3);
-		track(&rt, ibBody_GetAngularVelocity(ct).x);
-		track(&rs, ibBody_GetAngularVelocity(cs).z);
+		jt_track(&rt, ibBody_GetAngularVelocity(ct).x);
+		jt_track(&rs, ibBody_GetAngularVelocity(cs).z);
 	}
 	JT_LE(tOver, EPS_D);
 	JT_LE(sOver, EPS_D);
@@ -257,7 +235,7 @@ static void test_restitution_lgs(void** s)
 static void test_api(void** s)
 {
 	(void)s;
-	ibWorldId w = world(IB_SOLVER_ITERATIVE, ibV3(0, 0, 0));
+	ibWorldId w = jt_world_method(IB_SOLVER_ITERATIVE, ibV3(0, 0, 0));
 	ibBodyId cube;
 	ibJointId j = cube_joint(w, &cube, true, 0.5, true, -0.5, 0.5, 0.0);
 	assert_int_equal(ibJoint_SetConeLimit(j, true, 0.0, 0.0), IB_ERR_INVALID_ARGUMENT);

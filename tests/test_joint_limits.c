@@ -15,17 +15,6 @@
 
 static const double H = 0.01;
 
-static ibWorldId world(ibJointSolver method, ibVec3 g)
-{
-	ibWorldDef wd = ibDefaultWorldDef();
-	wd.collision.enabled = false;
-	wd.gravity = g;
-	wd.solver.method = method;
-	ibWorldId w = ibCreateWorld(&wd);
-	assert_true(ibWorld_IsValid(w));
-	return w;
-}
-
 /* Hinge angle of B about z from the world x axis (B's reference at creation), measured from the pose alone. */
 static double hinge_angle(ibBodyId b)
 {
@@ -54,7 +43,7 @@ static ibJointId pendulum(ibWorldId w, ibBodyId* link, double lower, double uppe
 
 static void hinge_rests_on_limit(ibJointSolver method)
 {
-	ibWorldId w = world(method, ibV3(0, -9.81, 0));
+	ibWorldId w = jt_world_method(method, ibV3(0, -9.81, 0));
 	ibBodyId link;
 	const double lower = -IB_PI / 4.0;
 	ibJointId j = pendulum(w, &link, lower, IB_PI / 2.0, 0.0);
@@ -111,7 +100,7 @@ static ibJointId slider(ibWorldId w, ibBodyId* box, double lower, double upper, 
 
 static void slider_stops(ibJointSolver method)
 {
-	ibWorldId w = world(method, ibV3(0, -9.81, 0));
+	ibWorldId w = jt_world_method(method, ibV3(0, -9.81, 0));
 	ibBodyId box;
 	ibJointId j = slider(w, &box, -0.5, 1.0, 0.0);
 	double eps = 1e-6, over = 0.0;
@@ -139,18 +128,6 @@ static void test_slider_limit_lgs(void** s)
 	slider_stops(IB_SOLVER_LGS);
 }
 
-/* Rebound ratio -v_after / v_before at each sign change of v (the stop's velocity jump). */
-typedef struct Rebounds {
-	double prev, ratio[4];
-	int n;
-} Rebounds;
-
-static void track(Rebounds* r, double v)
-{
-	if (v * r->prev < 0.0 && r->n < 4) r->ratio[r->n++] = -v / r->prev;
-	r->prev = v;
-}
-
 /* Without gravity a slider moving at -1 m/s hits its lower limit at 0.25 s, rebounds at e times its
  * speed, hits the upper limit at 0.95 s; a hinge turning at -2 rad/s hits its lower limit at 0.25 s
  * and the upper one at 1.05 s. Each stop: v_after = -e v_before (v_before: the velocity after the
@@ -158,7 +135,7 @@ static void track(Rebounds* r, double v)
 static void restitution(ibJointSolver method)
 {
 	const double e = 0.5;
-	ibWorldId w = world(method, ibV3(0, 0, 0));
+	ibWorldId w = jt_world_method(method, ibV3(0, 0, 0));
 	ibBodyId box, link;
 	slider(w, &box, -0.25, 0.1, e);
 	pendulum(w, &link, -0.5, 0.3, e);
@@ -166,7 +143,7 @@ static void restitution(ibJointSolver method)
 	assert_int_equal(ibBody_SetAngularVelocity(link, ibV3(0, 0, -2)), IB_OK);
 	/* the link's centre moves with the rotation: set the consistent linear velocity too */
 	assert_int_equal(ibBody_SetLinearVelocity(link, ibCross(ibV3(0, 0, -2), ibV3(0.5, 0, 0))), IB_OK);
-	Rebounds rs = {-1.0, {0}, 0}, rh = {-2.0, {0}, 0};
+	jtRebounds rs = {-1.0, {0}, 0}, rh = {-2.0, {0}, 0};
 	double yOver = 0.0, aOver = 0.0;
 	int firstS = -1, firstH = -1;
 	for (int i = 0; i < 120; ++i) {
@@ -174,8 +151,8 @@ static void restitution(ibJointSolver method)
 		double y = ibBody_GetPosition(box).y, a = hinge_angle(link);
 		yOver = fmax(yOver, fmax(-0.25 - y, y - 0.1));
 		aOver = fmax(aOver, fmax(-0.5 - a, a - 0.3));
-		track(&rs, ibBody_GetLinearVelocity(box).y);
-		track(&rh, ibBody_GetAngularVelocity(link).z);
+		jt_track(&rs, ibBody_GetLinearVelocity(box).y);
+		jt_track(&rh, ibBody_GetAngularVelocity(link).z);
 		if (rs.n == 1 && firstS < 0) firstS = i;
 		if (rh.n == 1 && firstH < 0) firstH = i;
 	}
@@ -208,7 +185,7 @@ static void test_restitution_lgs(void** s)
 static void test_limit_api(void** s)
 {
 	(void)s;
-	ibWorldId w = world(IB_SOLVER_ITERATIVE, ibV3(0, 0, 0));
+	ibWorldId w = jt_world_method(IB_SOLVER_ITERATIVE, ibV3(0, 0, 0));
 	ibBodyId link;
 	ibJointId j = pendulum(w, &link, -0.5, 0.5, 0.0);
 	double lo = 0, up = 0;
