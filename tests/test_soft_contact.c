@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "contact_test_util.h"
@@ -99,7 +100,7 @@ static void test_cloth_over_sphere(void** state)
 		double tstep = 1.0;
 		for (int t = 0; t < g.nt; ++t)
 			tstep = fmin(tstep, soft_triangle_distance(sb, g.t + 3 * t, IB_VEC3_ZERO));
-		if (tstep < R - 1e-5) print_message("step %d tri depth %g\n", s, R - tstep);
+		if (getenv("SC_TRACE") && tstep < R - 1e-5) print_message("step %d tri depth %g\n", s, R - tstep);
 		tmin = fmin(tmin, tstep);
 	}
 	assert_true(dmin >= R - (EPS_D + EPS_C));

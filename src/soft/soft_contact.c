@@ -54,17 +54,54 @@ static ibVec3 soft_velocity(const ibSoftStore* ss, const ibSoftContact* k)
 	return v;
 }
 
+/* K and nᵀKn of a contact at the current pose from its weights, lq and ln. */
+static void contact_k(ibWorld* w, const ibSoftStore* ss, ibSoftContact* k)
+{
+	const ibBody* b = &w->bodies[k->body];
+	k->K = body_point_k(b, ibMat3_MulV(b->R, k->lq));
+	double im = 0.0;
+	for (int i = 0; i < k->np; ++i) im += k->wt[i] * k->wt[i] * ss->particles[k->p[i]].invMass;
+	for (int i = 0; i < 3; ++i) k->K.m[i][i] += im;
+	ibVec3 n = ibMat3_MulV(b->R, k->ln);
+	k->kn = ibDot(n, ibMat3_MulV(k->K, n));
+}
+
+/* A sphere against a soft triangle (nonlinear row): the point of the predicted triangle closest to
+ * the predicted centre becomes the contact (weights, normal and sphere point), so the gap is the
+ * exact predicted distance minus the radius also while the triangle turns over the sphere. */
+static void reproject_sphere(ibWorld* w, ibSoftStore* ss, ibSoftContact* k, double h)
+{
+	const ibBody* b = &w->bodies[k->body];
+	ibVec3 s = b->st.s;
+	ibMat3 R = b->R;
+	if (b->type != IB_BODY_STATIC) {
+		const ibPartState* st = ib_soft_body_predicted(w, ss, k->body, h);
+		s = st->x;
+		R = st->R;
+	}
+	ibVec3 c = ibAdd(s, ibMat3_MulV(R, k->lc)), x[3];
+	for (int i = 0; i < 3; ++i) {
+		const ibParticle* p = &ss->particles[k->p[i]];
+		x[i] = ibAdd(p->x, ibAdd(ibScale(h, p->v), ibScale(0.5 * h * h * p->invMass, p->f)));
+	}
+	ibVec3 pc = ib_soft_closest_on_triangle(c, x[0], x[1], x[2]);
+	ibVec3 d = ibSub(pc, c);
+	double l = ibLength(d);
+	if (!(l > 1e-9 * k->radius)) return; /* centre on the triangle: keep the last normal */
+	ibVec3 n = ibScale(1.0 / l, d);
+	ib_soft_barycentric(pc, x[0], x[1], x[2], k->wt);
+	k->ln = ibMat3_MulTV(R, n);
+	k->lq = ibMat3_MulTV(R, ibSub(ibMulAdd(c, k->radius, n), s));
+	contact_k(w, ss, k);
+}
+
 bool ib_soft_contact_finish(ibWorld* w, ibSoftStore* ss, ibSoftContact* k, ibVec3 q, ibVec3 n, double gap)
 {
 	const ibBody* b = &w->bodies[k->body];
 	const ibShape* s = &w->shapes[k->shape];
 	k->lq = ibMat3_MulTV(b->R, ibSub(q, b->st.s));
 	k->ln = ibMat3_MulTV(b->R, n);
-	k->K = body_point_k(b, ibSub(q, b->st.s));
-	double im = 0.0;
-	for (int i = 0; i < k->np; ++i) im += k->wt[i] * k->wt[i] * ss->particles[k->p[i]].invMass;
-	for (int i = 0; i < 3; ++i) k->K.m[i][i] += im;
-	k->kn = ibDot(n, ibMat3_MulV(k->K, n));
+	contact_k(w, ss, k);
 	k->mus = fmax(0.0, s->material.staticFriction);
 	k->mud = fmax(0.0, s->material.dynamicFriction);
 	ibVec3 u = ibSub(soft_velocity(ss, k), ibAdd(b->st.v, ibCross(b->st.w, ibSub(q, b->st.s))));
@@ -138,6 +175,8 @@ bool ib_soft_contacts_position_sweep(ibWorld* w, ibSoftStore* ss, double h)
 	bool moved = false;
 	for (int32_t i = 0; i < ss->contactCount; ++i) {
 		ibSoftContact* k = &ss->contacts[i];
+		if (k->sphere) reproject_sphere(w, ss, k, h);
+		if (!(k->kn > 0.0)) continue;
 		ibVec3 q, n;
 		carried(w, ss, k, true, h, &q, &n);
 		double g = ibDot(ibSub(soft_point(ss, k, h), q), n);

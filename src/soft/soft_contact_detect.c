@@ -38,7 +38,7 @@ bool ib_soft_attached(const ibSoftStore* ss, int32_t soft, int32_t body)
 }
 
 /* Closest point of triangle abc to p (Voronoi regions of the vertices, edges and the face). */
-static ibVec3 closest_on_triangle(ibVec3 p, ibVec3 a, ibVec3 b, ibVec3 c)
+ibVec3 ib_soft_closest_on_triangle(ibVec3 p, ibVec3 a, ibVec3 b, ibVec3 c)
 {
 	ibVec3 ab = ibSub(b, a), ac = ibSub(c, a), ap = ibSub(p, a);
 	double d1 = ibDot(ab, ap), d2 = ibDot(ac, ap);
@@ -72,7 +72,7 @@ static bool mesh_cb(void* vctx, int tri)
 	MeshCtx* c = vctx;
 	const int* k = c->mesh->indices + 3 * tri;
 	ibVec3 a = c->mesh->vertices[k[0]], b = c->mesh->vertices[k[1]], d = c->mesh->vertices[k[2]];
-	ibVec3 q = closest_on_triangle(c->x, a, b, d);
+	ibVec3 q = ib_soft_closest_on_triangle(c->x, a, b, d);
 	ibVec3 r = ibSub(c->x, q);
 	double l = ibLength(r);
 	if (!(l < c->best)) return true;
@@ -170,12 +170,13 @@ static bool vertex_cb(void* vctx, int32_t proxy)
 	k->wt[1] = k->wt[2] = 0.0;
 	k->body = s->body;
 	k->shape = si;
+	k->sphere = false;
 	if (!ib_soft_contact_finish(w, ss, k, q, n, dist)) ss->contactCount--;
 	return true;
 }
 
 /* Barycentric weights of p (on the triangle) in abc, clamped to the triangle. */
-static void barycentric(ibVec3 p, ibVec3 a, ibVec3 b, ibVec3 c, double wt[3])
+void ib_soft_barycentric(ibVec3 p, ibVec3 a, ibVec3 b, ibVec3 c, double wt[3])
 {
 	ibVec3 v0 = ibSub(b, a), v1 = ibSub(c, a), v2 = ibSub(p, a);
 	double d00 = ibDot(v0, v0), d01 = ibDot(v0, v1), d11 = ibDot(v1, v1), d20 = ibDot(v2, v0), d21 = ibDot(v2, v1);
@@ -218,8 +219,9 @@ static bool face_cb(void* vctx, int32_t proxy)
 		const ibManifoldPoint* mp = &m.points[j];
 		if (!(mp->separation <= c->reach)) continue;
 		double wt[3];
-		barycentric(mp->pointB, tv[0], tv[1], tv[2], wt);
-		if (fmax(wt[0], fmax(wt[1], wt[2])) > 1.0 - 1e-6) continue; /* at a vertex: its vertex contact */
+		ib_soft_barycentric(mp->pointB, tv[0], tv[1], tv[2], wt);
+		/* at a vertex: its vertex contact (a sphere's face row follows the closest point, so it is kept) */
+		if (cv.type != IB_CONVEX_SPHERE && fmax(wt[0], fmax(wt[1], wt[2])) > 1.0 - 1e-6) continue;
 		ibSoftContact* k = new_contact(c);
 		if (!k) return false;
 		k->np = 3;
@@ -229,6 +231,11 @@ static bool face_cb(void* vctx, int32_t proxy)
 		}
 		k->body = s->body;
 		k->shape = si;
+		k->sphere = cv.type == IB_CONVEX_SPHERE;
+		if (k->sphere) {
+			k->radius = cv.radius;
+			k->lc = ibMat3_MulTV(b->R, ibSub(cv.position, b->st.s));
+		}
 		if (!ib_soft_contact_finish(w, ss, k, mp->pointA, n, mp->separation))
 			ss->contactCount--;
 		else

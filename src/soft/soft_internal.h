@@ -129,6 +129,9 @@ typedef struct ibSoftContact {
 	double accN, accVN; /* normal impulses: joint correction at t0, velocity correction at t0+h */
 	ibVec3 accT, accVT; /* friction impulses of the same */
 	double gap;         /* last predicted gap (m) */
+	bool sphere;        /* face contact with a sphere: re-projected on the predicted triangle */
+	double radius;
+	ibVec3 lc;          /* sphere centre - com in the principal frame */
 } ibSoftContact;
 
 typedef struct ibBodyPred {
@@ -223,6 +226,9 @@ bool ib_soft_contact_finish(ibWorld* w, ibSoftStore* ss, ibSoftContact* k, ibVec
  * closest surface point q and the outward normal n there; false if not handled / too far */
 bool ib_soft_point_shape(const ibBody* b, const ibShape* s, ibVec3 x, double reach, double* dist, ibVec3* q, ibVec3* n);
 bool ib_soft_attached(const ibSoftStore* ss, int32_t soft, int32_t body);
+/* Closest point of triangle abc to p; barycentric weights of a point of the triangle (clamped). */
+ibVec3 ib_soft_closest_on_triangle(ibVec3 p, ibVec3 a, ibVec3 b, ibVec3 c);
+void ib_soft_barycentric(ibVec3 p, ibVec3 a, ibVec3 b, ibVec3 c, double wt[3]);
 
 /* soft_solver.c */
 /* Predicted pose of rigid body i after a free step h (cached per velocity version). */
