@@ -108,8 +108,60 @@ static void test_rigid_soft_rigid_stack(void** state)
 	ibDestroyWorld(w);
 }
 
+/* A cloth (both row solvers: the sparse solve is resumed from the contact loop as well) dropped
+ * over a rigid box resting on the ground: no vertex inside the box, the box stays on the ground. */
+static void cloth_on_box(int solver)
+{
+	ibWorldId w = ct_world_v(EPS_C, EPS_D, 1e-8);
+	ct_ground(w, 0.0, ct_mat(0.0, 0.5, 0.5));
+	const double h = 0.005, half = 0.2;
+	ibBodyId box;
+	ibShapeId sBox = box_body(w, ibV3(0, 0, half + 0.5 * EPS_C), half, 1.0, &box);
+	SoftGrid g = soft_grid(8, 0.8, ibV3(-0.4, -0.4, 2 * half + 0.02), ibV3(1, 0, 0), ibV3(0, 1, 0));
+	ibSoftBodyDef sd = ibDefaultSoftBodyDef();
+	sd.vertices = g.v;
+	sd.vertexCount = g.nv;
+	sd.triangles = g.t;
+	sd.triangleCount = g.nt;
+	sd.density = 0.2;
+	sd.stretchCompliance = 1e-3;
+	sd.bendingCompliance = 1.0;
+	sd.linearDamping = 0.5;
+	sd.positionTolerance = 1e-6;
+	sd.solver = solver;
+	ibSoftBodyId sb = ibCreateSoftBody(w, &sd);
+	assert_true(ibSoftBody_IsValid(sb));
+	double dmin = 1.0, ground = 1.0;
+	for (int s = 0; s < 200; ++s) {
+		ibResult r = ibWorld_Step(w, h);
+		if (r != IB_OK) fail_msg("step %d: %s", s, ibWorld_GetLastError(w));
+		for (int i = 0; i < g.nv; ++i) {
+			ibVec3 x = ibSoftBody_GetPosition(sb, i);
+			assert_true(ibVec3_IsFinite(x));
+			ibDistanceOutput o;
+			assert_int_equal(ibShape_ClosestPoint(sBox, x, &o), IB_OK);
+			dmin = fmin(dmin, o.distance);
+		}
+		ground = fmin(ground, ibBody_GetPosition(box).z - half);
+	}
+	print_message("%s: min vertex-box %.3g m, box bottom %.3g m\n", solver == IB_SOFT_SOLVER_SPARSE ? "sparse" : "gauss-seidel",
+	              dmin, ground);
+	assert_true(dmin >= -(EPS_D + EPS_C));
+	assert_true(ground >= -(EPS_D + EPS_C));
+	assert_true(ibSoftBody_GetPosition(sb, 0).z < 2 * half - 0.05); /* draped over the box */
+	soft_grid_free(&g);
+	ibDestroyWorld(w);
+}
+
+static void test_cloth_on_box_on_ground(void** state)
+{
+	(void)state;
+	cloth_on_box(IB_SOFT_SOLVER_GAUSS_SEIDEL);
+	cloth_on_box(IB_SOFT_SOLVER_SPARSE);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_rigid_soft_rigid_stack)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_rigid_soft_rigid_stack), cmocka_unit_test(test_cloth_on_box_on_ground)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
