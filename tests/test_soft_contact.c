@@ -9,10 +9,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "contact_test_util.h"
 #include "ibdyn/ibdyn.h"
+#include "soft_contact_util.h"
 #include "soft_test_util.h"
 
 #define EPS_C 1e-4
@@ -91,15 +93,25 @@ static void test_cloth_over_sphere(void** state)
 	sd.positionTolerance = 1e-6;
 	ibSoftBodyId sb = ibCreateSoftBody(w, &sd);
 	assert_true(ibSoftBody_IsValid(sb));
-	double dmin = 1.0;
+	double dmin = 1.0, tmin = 1.0;
 	for (int s = 0; s < 300; ++s) {
 		assert_int_equal(ibWorld_Step(w, h), IB_OK);
 		for (int i = 0; i < g.nv; ++i) dmin = fmin(dmin, ibLength(ibSoftBody_GetPosition(sb, i)));
+		double tstep = 1.0;
+		for (int t = 0; t < g.nt; ++t)
+			tstep = fmin(tstep, soft_triangle_distance(sb, g.t + 3 * t, IB_VEC3_ZERO));
+		if (getenv("SC_TRACE") && tstep < R - 1e-5) print_message("step %d tri depth %g\n", s, R - tstep);
+		tmin = fmin(tmin, tstep);
 	}
 	assert_true(dmin >= R - (EPS_D + EPS_C));
 	/* draped: the centre lies on the top, the rim hangs below it */
 	ibVec3 c = ibSoftBody_GetPosition(sb, 5 * 11 + 5);
-	assert_true(fabs(ibLength(c) - R) < 1e-3 && c.z > 0.49);
+	print_message("vertex depth %.3g m, triangle depth %.3g m, centre vertex %.4f m above the sphere\n", R - dmin, R - tmin,
+	              ibLength(c) - R);
+	assert_true(tmin >= R - (EPS_D + EPS_C)); /* no triangle cuts into the sphere (face contacts) */
+	/* on the top: the triangles (12 cm) touch the sphere inside, so the vertices stand off by about
+	 * the sagitta of a triangle, (6 cm)^2 / (2 R) = 3.6 mm, up to twice that at the corners */
+	assert_true(ibLength(c) - R > 0.0 && ibLength(c) - R < 1e-2 && c.z > 0.49);
 	assert_true(ibSoftBody_GetPosition(sb, 0).z < 0.3);
 	soft_grid_free(&g);
 	ibDestroyWorld(w);
@@ -210,9 +222,13 @@ static void test_box_on_pinned_cloth(void** state)
 	BoxOut b = {0};
 	double sag0 = pinned_cloth(false, NULL);
 	double sag1 = pinned_cloth(true, &b);
+	print_message("sag without box %.4f m, with %.4f m, min vertex-box %.3g m, box bottom above centre vertex %.3g m\n", sag0,
+	              sag1, b.dmin, b.gapCentre);
 	assert_true(sag1 > sag0 + 0.01);          /* the box's weight pushes the cloth down */
 	assert_true(b.dmin >= -(EPS_D + EPS_C));  /* no vertex passes into the box */
-	assert_true(fabs(b.gapCentre) < 1e-3);    /* it lies on the centre vertex, lowered with it */
+	/* lowered with the cloth: its bottom face rests on the cloth's triangles (face contacts at the
+	 * bottom edges, where the cloth is pressed most), the centre vertex hangs a little below it */
+	assert_true(b.gapCentre > -(EPS_D + EPS_C) && b.gapCentre < 5e-3);
 	assert_true(b.tilt < 0.01 && b.v < 0.1); /* level, (nearly) at rest */
 }
 

@@ -1,8 +1,9 @@
 /* A rigid body resting on soft vertices and on a rigid body at once (issue 7 leftover 4): a plank
  * lies across a tetrahedral soft cube and a rigid block of the same height, both on a static
- * ground. The particle contacts are solved in the soft sweeps, the rigid contacts in the contact
- * loop; over 2 s no soft vertex is inside the plank or the ground by more than eps_d + eps_c, the
- * plank does not sink into the block by more than that either, and nothing becomes NaN. */
+ * ground. The particle contacts are solved in the soft sweeps and again in every sweep of the
+ * rigid contact loop (soft_contact_loop.c), so over 2 s no soft vertex is inside the plank by more
+ * than eps_d (measured 3e-9 m; 1.4e-5 m when the soft sweeps ended before the contact loop), none
+ * inside the ground and the plank not inside the block by more than eps_d + eps_c, no NaN. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -83,7 +84,7 @@ static void test_plank_on_soft_cube_and_block(void** state)
 	print_message("min soft-plank distance %.3g m, min vertex z %.3g m, plank-block %.3g m, plank z %.4f\n", dmin,
 	              zmin, blockPen, pp.z);
 	assert_true(ibVec3_IsFinite(pp));
-	assert_true(dmin >= -(EPS_D + EPS_C));
+	assert_true(dmin >= -EPS_D); /* converged with the rigid contacts of the plank */
 	assert_true(zmin >= -(EPS_D + EPS_C));
 	assert_true(blockPen >= -(EPS_D + EPS_C));
 	assert_true(fabs(pp.z - (a + t)) < 0.01); /* the plank rests on both (level within 1 cm) */

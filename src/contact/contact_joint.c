@@ -181,13 +181,15 @@ static bool joint_position_sweep(ibWorld* w, void* ctx)
 {
 	RestCtx* x = ctx;
 	x->res = 0.0; /* a new sweep begins */
-	return ib_joints_position_sweep(w, x->h);
+	bool moved = ib_joints_position_sweep(w, x->h);
+	return ib_soft_position_resume_sweep(w, x->h) || moved; /* soft rows, particle contacts (src/soft) */
 }
 
 static bool joint_velocity_sweep(ibWorld* w, void* ctx)
 {
 	(void)ctx;
-	return ib_joints_velocity_sweep(w);
+	bool moved = ib_joints_velocity_sweep(w);
+	return ib_soft_velocity_resume_sweep(w) || moved;
 }
 
 void ib_contacts_position_correction(ibWorld* w, double h)
@@ -217,7 +219,7 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 	cs->lastH = h;
 	warm_start(w, cs, h, false);
 	RestCtx x = {h, set->contactPositionTolerance, 0.0, 0.0};
-	ibContactLoop loop = {position_point, w->joints ? joint_position_sweep : NULL, &x, set->maxContactIterations};
+	ibContactLoop loop = {position_point, w->joints || w->soft ? joint_position_sweep : NULL, &x, set->maxContactIterations};
 	bool moved = false;
 	w->stats.contactIterations += ib_contacts_run(w, cs, &loop, &moved);
 	for (int32_t k = 0; k < cs->count; ++k) {
@@ -301,7 +303,7 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 	}
 	warm_start(w, cs, cs->lastH > 0.0 ? cs->lastH : h, true);
 	RestCtx x = {h, set->contactPositionTolerance, w->solver.velocityTolerance, 0.0};
-	ibContactLoop loop = {velocity_point, w->joints ? joint_velocity_sweep : NULL, &x, set->maxContactIterations};
+	ibContactLoop loop = {velocity_point, w->joints || w->soft ? joint_velocity_sweep : NULL, &x, set->maxContactIterations};
 	bool moved = false;
 	w->stats.contactVelocityIterations += ib_contacts_run(w, cs, &loop, &moved);
 	for (int32_t k = 0; k < cs->count; ++k) {

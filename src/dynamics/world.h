@@ -236,6 +236,9 @@ void ib_soft_position_end(ibWorld* w);
 void ib_soft_velocity_begin(ibWorld* w);
 bool ib_soft_velocity_sweep(ibWorld* w);
 void ib_soft_velocity_end(ibWorld* w);
+/* One more soft sweep continuing the last correction at this instant (the rigid contact loop). */
+bool ib_soft_position_resume_sweep(ibWorld* w, double h);
+bool ib_soft_velocity_resume_sweep(ibWorld* w);
 ibResult ib_soft_position_correction(ibWorld* w, double h);
 ibResult ib_soft_velocity_correction(ibWorld* w, double h);
 ibResult ib_soft_position_hybrid(ibWorld* w, double h, ibResult (*rigid)(ibWorld*, double));

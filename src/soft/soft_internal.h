@@ -111,19 +111,27 @@ typedef struct ibSoftBody {
 	void* userData;
 } ibSoftBody;
 
-/* Contact of a particle with a rigid shape for one step (soft_contact.c): the closest point q and
- * the outward normal n at t0 in the body's principal frame (carried with it), one normal row with
- * accumulated clamp accN >= 0 and a tangential row pair clamped to the Coulomb disc mu accN. */
+/* Contact of soft material with a rigid shape for one step (soft_contact*.c): a vertex (np = 1,
+ * weight 1) or a point sum_i wt_i x_i of a soft triangle (np = 3, barycentric weights; on an edge
+ * one weight is 0) against the shape's closest point q with the outward normal n, both at t0 in
+ * the body's principal frame (carried with it); one normal row with accumulated clamp accN >= 0
+ * and a tangential row pair clamped to the Coulomb disc mu accN. */
 typedef struct ibSoftContact {
-	int32_t particle, body, shape;
+	int32_t p[3];       /* particles */
+	double wt[3];       /* their weights (sum 1) */
+	int np;
+	int32_t body, shape;
 	ibVec3 lq, ln;      /* q - com, n in the principal frame */
-	ibMat3 K;           /* 1/m_p I + K_body(q) at t0 */
+	ibMat3 K;           /* sum wt_i^2/m_i I + K_body(q) at t0 */
 	double kn;          /* n^T K n */
 	double mus, mud;    /* the shape's friction coefficients */
 	bool sticking;      /* tangential relative speed at t0 <= eps_v: static friction */
 	double accN, accVN; /* normal impulses: joint correction at t0, velocity correction at t0+h */
 	ibVec3 accT, accVT; /* friction impulses of the same */
 	double gap;         /* last predicted gap (m) */
+	bool sphere;        /* face contact with a sphere: re-projected on the predicted triangle */
+	double radius;
+	ibVec3 lc;          /* sphere centre - com in the principal frame */
 } ibSoftContact;
 
 typedef struct ibBodyPred {
@@ -158,6 +166,11 @@ typedef struct ibSoftStore {
 	bool capped;            /* some soft body's rows hit their maxIterations this step */
 	ibSoftContact* contacts; /* particle-shape contacts of this step (grow-only) */
 	int32_t contactCount, contactCapacity;
+	int32_t faceContactCount; /* of which soft-triangle (face/edge) contacts */
+	/* the corrections the rigid contact loop may resume (soft_contact_loop.c): instant and h */
+	uint32_t resumePosEpoch, resumeVelEpoch;
+	double resumeH;
+	bool resumePos, resumeVel;
 	ibSoftStepStats stats;
 	uint32_t layout;         /* bumped when soft bodies or constraints are created or destroyed */
 	ibSoftSparse* sparse;    /* sparse direct solver of IB_SOFT_SOLVER_SPARSE bodies, or NULL */
@@ -202,10 +215,20 @@ double ib_soft_dihedral(const ibVec3 x[4], ibVec3 g[4]);
 
 /* soft_contact.c: one sweep of the contact rows (joint correction at t0 / velocity correction at
  * t0+h); true if some row moved its point by more than its tolerance */
-void ib_soft_contacts_position_begin(ibWorld* w, ibSoftStore* ss);
+void ib_soft_contacts_position_begin(ibWorld* w, ibSoftStore* ss, double h);
 bool ib_soft_contacts_position_sweep(ibWorld* w, ibSoftStore* ss, double h);
 void ib_soft_contacts_velocity_begin(ibWorld* w, ibSoftStore* ss);
 bool ib_soft_contacts_velocity_sweep(ibWorld* w, ibSoftStore* ss);
+/* soft_contact.c: complete a new contact (K, kn, friction, sticking) from its points and normal at
+ * t0; false if it can take no impulse (pinned particles on a static body) */
+bool ib_soft_contact_finish(ibWorld* w, ibSoftStore* ss, ibSoftContact* k, ibVec3 q, ibVec3 n, double gap);
+/* soft_contact_detect.c: signed distance of a point to a shape (plane, convex, trimesh), the
+ * closest surface point q and the outward normal n there; false if not handled / too far */
+bool ib_soft_point_shape(const ibBody* b, const ibShape* s, ibVec3 x, double reach, double* dist, ibVec3* q, ibVec3* n);
+bool ib_soft_attached(const ibSoftStore* ss, int32_t soft, int32_t body);
+/* Closest point of triangle abc to p; barycentric weights of a point of the triangle (clamped). */
+ibVec3 ib_soft_closest_on_triangle(ibVec3 p, ibVec3 a, ibVec3 b, ibVec3 c);
+void ib_soft_barycentric(ibVec3 p, ibVec3 a, ibVec3 b, ibVec3 c, double wt[3]);
 
 /* soft_solver.c */
 /* Predicted pose of rigid body i after a free step h (cached per velocity version). */

@@ -358,7 +358,7 @@ void ib_soft_position_begin(ibWorld* w, double h)
 		ib_soft_sparse_begin(w, ss, false, h);
 	else
 		ss->sparsePosition = false;
-	ib_soft_contacts_position_begin(w, ss);
+	ib_soft_contacts_position_begin(w, ss, h);
 	ss->stats.positionSweeps = 0;
 	ss->stats.velocitySweeps = 0;
 	ss->sweep = 0;
