@@ -17,6 +17,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <cholmod.h>
+
 #include "soft/soft_sparse_primal.h"
 #include "math/cholmod_view.h"
 
