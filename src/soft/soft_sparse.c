@@ -80,6 +80,7 @@ typedef struct SpSys {
 	/* particle-space form (joint correction; soft_sparse_primal.c) where CHOLMOD counts fewer flops */
 	ibSpPrimal* primal;
 	bool usePrimal;      /* the current factor is the particle-space one */
+	double dualFlops;    /* CHOLMOD's flop count of the row-space factor */
 	double *comp, *dc;   /* per row: compliance, compliance / h^2 */
 	int32_t compCap, dcCap;
 	double lastMerit;    /* sum of squared predicted row values before the last solve */
@@ -327,7 +328,8 @@ static bool sys_build(ibWorld* w, ibSoftStore* ss, ibSoftSparse* S, SpSys* y)
 	cholmod_sparse A = sys_matrix(y);
 	y->L = cholmod_analyze(&A, &S->cc);
 	if (!y->L || S->cc.status < CHOLMOD_OK) return false;
-	double dualFlops = S->cc.fl, primalFlops;
+	double primalFlops;
+	y->dualFlops = S->cc.fl;
 	for (int32_t j = 0; j < m; ++j) {
 		ibSoftView v = unit_view(ss, &y->unit[y->rowUnit[j]]);
 		y->comp[j] = v.compliance;
@@ -335,7 +337,7 @@ static bool sys_build(ibWorld* w, ibSoftStore* ss, ibSoftSparse* S, SpSys* y)
 	if (!y->velocity) {
 		ibSpGraph g = sys_graph(ss, y);
 		y->primal = ib_sp_primal_build(w, ss, &S->cc, &g, &primalFlops);
-		if (y->primal && !(primalFlops < dualFlops)) ib_sp_primal_free(w, &S->cc, &y->primal);
+		if (y->primal && !(primalFlops < y->dualFlops)) ib_sp_primal_free(w, &S->cc, &y->primal);
 	}
 	return true;
 }
@@ -374,6 +376,15 @@ static bool sys_factor(ibWorld* w, ibSoftStore* ss, ibSoftSparse* S, SpSys* y, d
 {
 	ss->stats.sparseFactorizations++;
 	for (int32_t j = 0; j < y->m; ++j) y->dc[j] = y->velocity ? 0.0 : y->comp[j] / (h * h);
+	if (y->primal) {
+		ibSpGraph g = sys_graph(ss, y);
+		if (!ib_sp_primal_matches(w, ss, y->primal, &g)) { /* a pin or a body type changed: new pattern */
+			double flops;
+			ib_sp_primal_free(w, &S->cc, &y->primal);
+			y->primal = ib_sp_primal_build(w, ss, &S->cc, &g, &flops);
+			if (y->primal && !(flops < y->dualFlops)) ib_sp_primal_free(w, &S->cc, &y->primal);
+		}
+	}
 	if (y->primal) {
 		ibSpGraph g = sys_graph(ss, y);
 		y->usePrimal = ib_sp_primal_factor(w, ss, &S->cc, y->primal, &g, y->dc);

@@ -42,6 +42,21 @@ struct ibSpPrimal {
 
 static int width_of(const ibSpGraph* g, int32_t key) { return key < g->particleCount ? 3 : 6; }
 
+/* finite mass (and for a rigid body: finite inertia on every axis) now */
+static bool is_free(const ibWorld* w, const ibSoftStore* ss, const ibSpGraph* g, int32_t k)
+{
+	if (k < g->particleCount) return ss->particles[k].invMass > 0.0;
+	const ibBody* b = &w->bodies[k - g->particleCount];
+	return ib_is_dynamic(b) && b->invMass > 0.0 && b->invInertiaP.x > 0.0 && b->invInertiaP.y > 0.0 && b->invInertiaP.z > 0.0;
+}
+
+bool ib_sp_primal_matches(const ibWorld* w, const ibSoftStore* ss, const ibSpPrimal* P, const ibSpGraph* g)
+{
+	for (int32_t k = 0; k < g->parts; ++k)
+		if (g->partStart[k] < g->partStart[k + 1] && is_free(w, ss, g, k) != (P->dof[k] >= 0)) return false;
+	return true;
+}
+
 static void* take(ibWorld* w, size_t n, size_t* slot)
 {
 	*slot = n ? n : 1;
@@ -79,8 +94,7 @@ ibSpPrimal* ib_sp_primal_build(ibWorld* w, ibSoftStore* ss, cholmod_common* cc, 
 	for (int32_t k = g->particleCount; k < g->parts; ++k) {
 		if (g->partStart[k] == g->partStart[k + 1]) continue;
 		const ibBody* b = &w->bodies[k - g->particleCount];
-		if (ib_is_dynamic(b) && !(b->invMass > 0.0 && b->invInertiaP.x > 0.0 && b->invInertiaP.y > 0.0 && b->invInertiaP.z > 0.0))
-			return NULL; /* locked axes: no finite mass matrix */
+		if (ib_is_dynamic(b) && !is_free(w, ss, g, k)) return NULL; /* locked axes: no finite mass matrix */
 	}
 	ibSpPrimal* P = ib_alloc(w, sizeof *P);
 	if (!P) return NULL;
@@ -102,12 +116,8 @@ ibSpPrimal* ib_sp_primal_build(ibWorld* w, ibSoftStore* ss, cholmod_common* cc, 
 	/* degrees of freedom of the participants that have rows */
 	int32_t nd = 0;
 	for (int32_t k = 0; k < g->parts; ++k) {
-		bool used = g->partStart[k] < g->partStart[k + 1], free;
-		if (k < g->particleCount)
-			free = ss->particles[k].invMass > 0.0;
-		else
-			free = ib_is_dynamic(&w->bodies[k - g->particleCount]);
-		P->dof[k] = used && free ? nd : -1;
+		bool used = g->partStart[k] < g->partStart[k + 1];
+		P->dof[k] = used && is_free(w, ss, g, k) ? nd : -1;
 		if (P->dof[k] >= 0) nd += width_of(g, k);
 		mark[k] = -1;
 	}

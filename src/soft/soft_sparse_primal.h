@@ -25,6 +25,8 @@ typedef struct ibSpPrimal ibSpPrimal;
  * rows, a rigid body with a locked axis) or out of memory; *flops = CHOLMOD's flop count. */
 #define IB_SP_MAX_HARD 48
 ibSpPrimal* ib_sp_primal_build(ibWorld* w, ibSoftStore* ss, struct cholmod_common_struct* cc, const ibSpGraph* g, double* flops);
+/* The participants with finite mass are still those of the build (pins, body types unchanged). */
+bool ib_sp_primal_matches(const ibWorld* w, const ibSoftStore* ss, const ibSpPrimal* P, const ibSpGraph* g);
 /* Numeric factor at the current J and masses, dc = compliance / h^2 per row; false if the rows are
  * too stiff for the form (dc below 1e-7 of the row's J M^-1 J^T: use the row-space system). */
 bool ib_sp_primal_factor(ibWorld* w, ibSoftStore* ss, struct cholmod_common_struct* cc, ibSpPrimal* P, const ibSpGraph* g,
