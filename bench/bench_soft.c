@@ -1,10 +1,10 @@
 /* bench/soft: an n x n cloth hanging by two rigid–soft triangle joints from a bar that a hinge
  * servo swings (the scene of tests/test_soft_cloth_bar.c, tests/soft_bar_scene.h); ms per step and
  * the largest attachment error over the run, for eps_d = 1e-4 and 1e-6 (the cloth's own rows at
- * 1e-5 m, stretch compliance 1e-3 m/N): the 20 x 20 cloth with the Gauss–Seidel row sweeps and the
- * 50 x 50 cloth with the sparse direct soft solver (IB_SOFT_SOLVER_SPARSE; with Gauss–Seidel it
- * stalls at the sweep cap and diverges after ~6 steps, docs/soft.md). Usage: bench_soft [steps]
- * (default 100 steps of 5 ms). */
+ * 1e-5 m, stretch compliance 1e-3 m/N), both with the default row solver IB_SOFT_SOLVER_AUTO: the
+ * 20 x 20 cloth (441 particles) gets the Gauss–Seidel row sweeps, the 50 x 50 cloth (2601) the
+ * sparse direct soft solver (with Gauss–Seidel it stalls at the sweep cap and diverges after ~6
+ * steps, docs/soft.md). Usage: bench_soft [steps] (default 100 steps of 5 ms). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +20,7 @@ int main(int argc, char** argv)
 	const int sizes[2] = {20, 50};
 	for (int q = 0; q < 4; ++q) {
 		int k = q % 2, n = sizes[q / 2];
-		ibSoftSolver solver = n >= 50 ? IB_SOFT_SOLVER_SPARSE : IB_SOFT_SOLVER_GAUSS_SEIDEL;
+		ibSoftSolver solver = ibDefaultSoftBodyDef().solver;
 		char scene[32];
 		snprintf(scene, sizeof scene, "cloth%d", n);
 		BarScene s;
@@ -29,19 +29,27 @@ int main(int argc, char** argv)
 			return 1;
 		}
 		double maxErr = 0.0, t0 = bench_now_ms();
-		int diverged = 0, unconverged = 0, sweeps = 0;
+		int diverged = 0, unconverged = 0, sweeps = 0, factorizations = 0, solves = 0;
 		for (int i = 0; i < steps && !diverged; ++i) {
 			if (ibWorld_Step(s.w, h) != IB_OK) diverged = 1;
 			ibStepStats st = ibWorld_GetStepStats(s.w);
 			unconverged += !st.converged || st.stepSubdivisions > 1;
 			sweeps += st.positionIterations;
+			ibSoftStepStats ss = ibWorld_GetSoftStepStats(s.w);
+			factorizations += ss.sparseFactorizations;
+			solves += ss.sparseSolves;
 			double e = fmax(ibConstraint_GetError(s.att[0]), ibConstraint_GetError(s.att[1]));
 			if (!(e == e)) diverged = 1;
 			maxErr = e > maxErr ? e : maxErr;
 		}
 		double ms = (bench_now_ms() - t0) / steps;
-		bench_print(scene, "ibdyn", ms, maxErr, "eps=%g steps=%d h=%g solver=%s sweeps_per_step=%.1f unconverged=%d diverged=%d",
-		            eps[k], steps, h, solver == IB_SOFT_SOLVER_SPARSE ? "sparse" : "gauss-seidel", (double)sweeps / steps,
+		const char* name = solver == IB_SOFT_SOLVER_AUTO ? (factorizations ? "auto:sparse" : "auto:gauss-seidel")
+		                   : solver == IB_SOFT_SOLVER_SPARSE ? "sparse"
+		                                                     : "gauss-seidel";
+		bench_print(scene, "ibdyn", ms, maxErr,
+		            "eps=%g steps=%d h=%g solver=%s sweeps_per_step=%.1f factorizations_per_step=%.2f "
+		            "solves_per_step=%.1f unconverged=%d diverged=%d",
+		            eps[k], steps, h, name, (double)sweeps / steps, (double)factorizations / steps, (double)solves / steps,
 		            unconverged, diverged);
 		bar_scene_free(&s);
 	}

@@ -2,8 +2,11 @@
  * direct soft solver (IB_SOFT_SOLVER_SPARSE): the attachments hold to eps_d after every step, every
  * step converges without subdivision, nothing becomes NaN. 30 x 30 cloth for 0.25 s; with
  * IBDYN_SLOW_TESTS also the 50 x 50 cloth of bench_soft (which diverges with Gauss–Seidel sweeps)
- * for 0.2 s (bench_soft runs it longer). Also: the sparse solver on a small inextensible cloth gives the same motion as the
- * Gauss–Seidel sweeps (both converge to the same constraint solution). */
+ * for 0.2 s (bench_soft runs it longer); the 50 x 50 cloth with the default solver (AUTO) for 8 steps
+ * (4 without IBDYN_SLOW_TESTS);
+ * AUTO picks Gauss–Seidel below 500 particles and the sparse solve from 500 (bit-identical to the
+ * explicit choice). Also: the sparse solver on a small inextensible cloth gives the same motion as
+ * the Gauss–Seidel sweeps (both converge to the same constraint solution). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,11 +17,11 @@
 #include "ibdyn/ibdyn.h"
 #include "soft_bar_scene.h"
 
-static void run(int n, double eps, double seconds)
+static void run_with(int n, double eps, double seconds, ibSoftSolver solver)
 {
 	const double h = 0.005;
 	BarScene s;
-	assert_true(bar_scene_ex(&s, n, IB_SOLVER_ITERATIVE, eps, 1e-5, 0, 1e-3, IB_SOFT_SOLVER_SPARSE));
+	assert_true(bar_scene_ex(&s, n, IB_SOLVER_ITERATIVE, eps, 1e-5, 0, 1e-3, solver));
 	int steps = (int)lround(seconds / h), sweeps = 0;
 	double worst = 0.0;
 	for (int k = 0; k < steps; ++k) {
@@ -30,6 +33,8 @@ static void run(int n, double eps, double seconds)
 		if (!(e <= eps)) fail_msg("step %d: attachment error %.3g > eps_d", k, e);
 		worst = fmax(worst, e);
 		sweeps += st.positionIterations;
+		/* the sparse path ran (AUTO picks it from 500 particles) */
+		assert_true(ibWorld_GetSoftStepStats(s.w).sparseFactorizations > 0);
 	}
 	for (int i = 0; i < s.g.nv; ++i) {
 		assert_true(ibVec3_IsFinite(ibSoftBody_GetPosition(s.cloth, i)));
@@ -41,6 +46,53 @@ static void run(int n, double eps, double seconds)
 	print_message("%dx%d eps %.0e, %.2f s: max attachment error %.3g m, %.1f sweeps/step\n", n, n, eps, seconds, worst,
 	              (double)sweeps / steps);
 	bar_scene_free(&s);
+}
+
+static void run(int n, double eps, double seconds) { run_with(n, eps, seconds, IB_SOFT_SOLVER_SPARSE); }
+
+/* The default solver (IB_SOFT_SOLVER_AUTO) on the 50 x 50 cloth of bench_soft, which diverges with
+ * Gauss–Seidel sweeps by step 6: a few steps, each converged within eps_d. */
+static void test_cloth50_default(void** state)
+{
+	(void)state;
+	assert_int_equal(ibDefaultSoftBodyDef().solver, IB_SOFT_SOLVER_AUTO);
+#if IBDYN_SLOW_TESTS
+	run_with(50, 1e-6, 0.04, IB_SOFT_SOLVER_AUTO);
+#else
+	run_with(50, 1e-6, 0.02, IB_SOFT_SOLVER_AUTO); /* ASan time budget */
+#endif
+}
+
+/* AUTO resolves per body: below 500 particles the Gauss–Seidel sweeps (20 x 20 cloth: 441), from
+ * 500 the sparse solve (30 x 30: 961); bit-identical to choosing that solver explicitly (4 steps). */
+static void test_auto_choice(void** state)
+{
+	(void)state;
+	const int sizes[2] = {20, 30};
+	for (int q = 0; q < 2; ++q) {
+		int n = sizes[q];
+		BarScene a, b;
+		ibSoftSolver expect = q ? IB_SOFT_SOLVER_SPARSE : IB_SOFT_SOLVER_GAUSS_SEIDEL;
+		assert_true(bar_scene_ex(&a, n, IB_SOLVER_ITERATIVE, 1e-6, 1e-5, 0, 1e-3, IB_SOFT_SOLVER_AUTO));
+		assert_true(bar_scene_ex(&b, n, IB_SOLVER_ITERATIVE, 1e-6, 1e-5, 0, 1e-3, expect));
+		ibSoftBodyDef got;
+		assert_int_equal(ibSoftBody_GetDef(a.cloth, &got), IB_OK);
+		assert_int_equal(got.solver, IB_SOFT_SOLVER_AUTO); /* stored as given */
+		for (int k = 0; k < 4; ++k) {
+			assert_int_equal(ibWorld_Step(a.w, 0.005), IB_OK);
+			assert_int_equal(ibWorld_Step(b.w, 0.005), IB_OK);
+			ibSoftStepStats sa = ibWorld_GetSoftStepStats(a.w), sb = ibWorld_GetSoftStepStats(b.w);
+			assert_int_equal(sa.sparseFactorizations, sb.sparseFactorizations);
+			assert_true(q ? sa.sparseFactorizations > 0 : sa.sparseFactorizations == 0);
+			assert_int_equal(sa.positionSweeps, sb.positionSweeps);
+		}
+		for (int i = 0; i < a.g.nv; ++i) {
+			ibVec3 x = ibSoftBody_GetPosition(a.cloth, i), y = ibSoftBody_GetPosition(b.cloth, i);
+			assert_true(x.x == y.x && x.y == y.y && x.z == y.z);
+		}
+		bar_scene_free(&a);
+		bar_scene_free(&b);
+	}
 }
 
 static void test_cloth30(void** state)
@@ -98,6 +150,7 @@ static void test_same_as_gauss_seidel(void** state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(test_cloth30), cmocka_unit_test(test_cloth50),
+	                                   cmocka_unit_test(test_cloth50_default), cmocka_unit_test(test_auto_choice),
 	                                   cmocka_unit_test(test_same_as_gauss_seidel)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,10 @@
 # Usage: tools/setup.sh [build|test|bench]   (each profile includes the previous one)
 set -euo pipefail
 profile=${1:-build}
-pkgs=(cmake make gcc pkg-config libxml2-dev gnuplot-nox libsuitesparse-dev libqhull-dev)
+# libopenblas0-serial: an optimised single-threaded BLAS behind CHOLMOD (it takes over the
+# libblas.so.3 alternative); the supernodal factorisations of the sparse soft solver are BLAS-3 bound
+# and ~4x faster than with the reference BLAS (docs/soft.md, "Benchmark")
+pkgs=(cmake make gcc pkg-config libxml2-dev gnuplot-nox libsuitesparse-dev libqhull-dev libopenblas0-serial)
 case "$profile" in
   build) ;;
   test) pkgs+=(libcmocka-dev libccd-dev) ;;

@@ -51,6 +51,7 @@ typedef enum ibSoftBending {
 typedef enum ibSoftSolver {
 	IB_SOFT_SOLVER_GAUSS_SEIDEL = 0, /**< one pass over the rows (projected Gauss–Seidel); cheap, slow on fine stiff cloth */
 	IB_SOFT_SOLVER_SPARSE = 1,       /**< one sparse Cholesky solve (CHOLMOD) of all rows and the constraints on the particles */
+	IB_SOFT_SOLVER_AUTO = 2,         /**< SPARSE for bodies of >= 500 particles with rows, else GAUSS_SEIDEL (the default) */
 } ibSoftSolver;
 
 /** Soft body definition. Start from ibDefaultSoftBodyDef().
@@ -86,7 +87,7 @@ typedef struct ibSoftBodyDef {
 	int maxIterations;         /**< sweeps of the internal rows per correction (anytime cloth: after that only
 	                            *   the joints are iterated and the step counts as converged); 0 = the world's caps;
 	                            *   ignored by IB_SOFT_SOLVER_SPARSE */
-	ibSoftSolver solver;       /**< row solver (default Gauss–Seidel) */
+	ibSoftSolver solver;       /**< row solver (default IB_SOFT_SOLVER_AUTO) */
 	const char* name;          /**< optional name (copied) */
 	void* userData;            /**< user pointer */
 	int internalValue;         /**< set by ibDefaultSoftBodyDef */
@@ -163,6 +164,9 @@ typedef struct ibSoftStepStats {
 	int positionSweeps;          /**< sweeps of the soft rows in the joint correction */
 	int velocitySweeps;          /**< sweeps in the velocity correction */
 	bool internalConverged;      /**< false if internal rows stopped at their maxIterations above tolerance */
+	int sparseSolves;            /**< linear solves of the sparse soft solver (joint and velocity correction) */
+	int sparseFactorizations;    /**< numeric Cholesky factorisations of the sparse soft solver */
+	int sparseRelinearisations;  /**< times the sparse rows' Jacobian was taken at the predicted state */
 } ibSoftStepStats;
 
 /** Default soft body: density 0.1 kg/m^2, inextensible edges, no bending, gravity scale 1. */

@@ -23,7 +23,7 @@ typedef struct softAttrs {
 	bool preserveVolume;
 } softAttrs;
 
-static const ibSceneEnum softSolvers[] = {{"gauss_seidel", IB_SOFT_SOLVER_GAUSS_SEIDEL}, {"sparse", IB_SOFT_SOLVER_SPARSE}, {NULL, 0}};
+static const ibSceneEnum softSolvers[] = {{"gauss_seidel", IB_SOFT_SOLVER_GAUSS_SEIDEL}, {"sparse", IB_SOFT_SOLVER_SPARSE}, {"auto", IB_SOFT_SOLVER_AUTO}, {NULL, 0}};
 static const ibSceneEnum bendingModels[] = {{"none", IB_SOFT_BENDING_NONE}, {"distance", IB_SOFT_BENDING_DISTANCE},
                                             {"dihedral", IB_SOFT_BENDING_DIHEDRAL}, {NULL, 0}};
 
@@ -67,6 +67,7 @@ bool ibScene_ReadSoft(ibSceneLoader* L, const xmlNode* node)
 	memset(&a, 0, sizeof a);
 	a.density = d.density;
 	a.gravityScale = d.gravityScale;
+	a.solver = d.solver;
 	ibSceneAttrSet set = {softAttrTable, (int)(sizeof softAttrTable / sizeof softAttrTable[0]), &a, NULL};
 	bool ok = ibScene_CheckContent(L->err, node, false) && ibScene_ReadAttributes(L->err, node, &set, 1);
 	ibMesh mesh = {0};

@@ -83,7 +83,9 @@ static bool writeSoft(ibSceneWriter* w, ibSoftBodyId sb, const char* name, ibSce
 	ibSceneW_AttrReal(w, "gravity_scale", d.gravityScale);
 	ibSceneW_AttrReal(w, "tolerance", d.positionTolerance);
 	ibSceneW_AttrInt(w, "max_iterations", d.maxIterations);
-	ibSceneW_Puts(w, d.solver == IB_SOFT_SOLVER_SPARSE ? " solver=\"sparse\"" : " solver=\"gauss_seidel\"");
+	ibSceneW_Puts(w, d.solver == IB_SOFT_SOLVER_SPARSE ? " solver=\"sparse\""
+	                 : d.solver == IB_SOFT_SOLVER_AUTO ? " solver=\"auto\""
+	                                                   : " solver=\"gauss_seidel\"");
 	attrVecs(w, "positions", x, n, scratch);
 	attrVecs(w, "velocities", v, n, scratch);
 	ibSceneW_Puts(w, "/>\n");

@@ -14,6 +14,7 @@ ibSoftBodyDef ibDefaultSoftBodyDef(void)
 	d.density = 0.1;
 	d.gravityScale = 1.0;
 	d.bending = IB_SOFT_BENDING_NONE;
+	d.solver = IB_SOFT_SOLVER_AUTO;
 	d.internalValue = IB_DEF_MAGIC;
 	return d;
 }
@@ -50,7 +51,7 @@ static ibResult validate(ibWorld* w, const ibSoftBodyDef* d)
 	if (!nonneg(d->linearDamping)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "damping must be finite and >= 0");
 	if (!isfinite(d->gravityScale)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "gravity scale must be finite");
 	if (d->maxIterations < 0) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "maxIterations must be >= 0");
-	if (d->solver != IB_SOFT_SOLVER_GAUSS_SEIDEL && d->solver != IB_SOFT_SOLVER_SPARSE)
+	if (d->solver != IB_SOFT_SOLVER_GAUSS_SEIDEL && d->solver != IB_SOFT_SOLVER_SPARSE && d->solver != IB_SOFT_SOLVER_AUTO)
 		return ib_error(w, IB_ERR_INVALID_ARGUMENT, "unknown soft-body solver %d", (int)d->solver);
 	if (!nonneg(d->positionTolerance)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "tolerance must be finite and >= 0");
 	if (!ibVec3_IsFinite(d->linearVelocity)) return ib_error(w, IB_ERR_INVALID_ARGUMENT, "velocity must be finite");

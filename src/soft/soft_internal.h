@@ -250,6 +250,9 @@ void ib_soft_inverse_spd(const double* A, int n, double* out);
 /* soft_sparse.c: the sparse direct solve of IB_SOFT_SOLVER_SPARSE bodies and the constraints on
  * their particles (one solve per sweep) */
 bool ib_soft_sparse_wanted(const ibSoftStore* ss);
+/* The solver a body's rows use (IB_SOFT_SOLVER_AUTO resolved: sparse from this many particles). */
+#define IB_SOFT_AUTO_SPARSE_PARTICLES 500
+int ib_soft_solver_of(const ibSoftBody* sb);
 bool ib_soft_sparse_begin(ibWorld* w, ibSoftStore* ss, bool velocity, double h);
 bool ib_soft_sparse_position_sweep(ibWorld* w, ibSoftStore* ss, double h);
 bool ib_soft_sparse_velocity_sweep(ibWorld* w, ibSoftStore* ss);

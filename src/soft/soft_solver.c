@@ -354,6 +354,8 @@ void ib_soft_position_begin(ibWorld* w, double h)
 			if (norm(c->warm, c->rows) > 0.0) ib_soft_apply(w, ss, &v, c->warm);
 		}
 	}
+	ss->stats.sparseSolves = 0;
+	ss->stats.sparseFactorizations = ss->stats.sparseRelinearisations = 0;
 	if (ib_soft_sparse_wanted(ss))
 		ib_soft_sparse_begin(w, ss, false, h);
 	else
@@ -375,7 +377,7 @@ static bool sweep_rows(ibWorld* w, ibSoftStore* ss, bool velocity, double h)
 	for (int32_t si = 0; si < ss->softHigh; ++si) {
 		const ibSoftBody* sb = &ss->softs[si];
 		if (!sb->inUse || sb->rowCount == 0) continue;
-		if (sparse && sb->solver == IB_SOFT_SOLVER_SPARSE) continue; /* rows in the sparse system */
+		if (sparse && ib_soft_solver_of(sb) == IB_SOFT_SOLVER_SPARSE) continue; /* rows in the sparse system */
 		if (sb->maxIter > 0 && ss->sweep >= sb->maxIter) continue;
 		bool any = false;
 		for (int32_t k = sb->firstRow; k < sb->firstRow + sb->rowCount; ++k) {
@@ -416,7 +418,7 @@ void ib_soft_position_end(ibWorld* w)
 	 * split of redundant rows' impulses need not fit the next step's Jacobian */
 	for (int32_t si = 0; si < ss->softHigh; ++si) {
 		const ibSoftBody* sb = &ss->softs[si];
-		if (sb->inUse && sb->solver == IB_SOFT_SOLVER_SPARSE)
+		if (sb->inUse && ib_soft_solver_of(sb) == IB_SOFT_SOLVER_SPARSE)
 			for (int32_t k = sb->firstRow; k < sb->firstRow + sb->rowCount; ++k) ss->rows[k].warm = 0.0;
 	}
 	for (int32_t i = 0; i < ss->conHigh; ++i)

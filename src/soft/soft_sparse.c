@@ -25,6 +25,7 @@
 
 #include "soft/soft_internal.h"
 #include "math/cholmod_view.h"
+#include "soft/soft_sparse_primal.h"
 
 #define SP_EPS 1e-10
 #define SP_MAX_HALVINGS 12
@@ -76,6 +77,12 @@ typedef struct SpSys {
 	int32_t scaleCap, bCap, lamCap;
 	cholmod_factor* L;
 	cholmod_dense *X, *Y, *E;
+	/* particle-space form (joint correction; soft_sparse_primal.c) where CHOLMOD counts fewer flops */
+	ibSpPrimal* primal;
+	bool usePrimal;      /* the current factor is the particle-space one */
+	double dualFlops;    /* CHOLMOD's flop count of the row-space factor */
+	double *comp, *dc;   /* per row: compliance, compliance / h^2 */
+	int32_t compCap, dcCap;
 	double lastMerit;    /* sum of squared predicted row values before the last solve */
 	bool haveLast;
 	int halvings;        /* backtracking steps since the last solve */
@@ -89,7 +96,13 @@ struct ibSoftSparse {
 
 static bool body_sparse(const ibSoftStore* ss, int32_t particle)
 {
-	return ss->softs[ss->particles[particle].soft].solver == IB_SOFT_SOLVER_SPARSE;
+	return ib_soft_solver_of(&ss->softs[ss->particles[particle].soft]) == IB_SOFT_SOLVER_SPARSE;
+}
+
+int ib_soft_solver_of(const ibSoftBody* sb)
+{
+	if (sb->solver != IB_SOFT_SOLVER_AUTO) return sb->solver;
+	return sb->count >= IB_SOFT_AUTO_SPARSE_PARTICLES && sb->rowCount > 0 ? IB_SOFT_SOLVER_SPARSE : IB_SOFT_SOLVER_GAUSS_SEIDEL;
 }
 
 static bool con_sparse(const ibSoftStore* ss, const ibSoftCon* c)
@@ -102,7 +115,7 @@ static bool con_sparse(const ibSoftStore* ss, const ibSoftCon* c)
 bool ib_soft_sparse_wanted(const ibSoftStore* ss)
 {
 	for (int32_t i = 0; i < ss->softHigh; ++i)
-		if (ss->softs[i].inUse && ss->softs[i].solver == IB_SOFT_SOLVER_SPARSE && ss->softs[i].rowCount > 0) return true;
+		if (ss->softs[i].inUse && ib_soft_solver_of(&ss->softs[i]) == IB_SOFT_SOLVER_SPARSE && ss->softs[i].rowCount > 0) return true;
 	return false;
 }
 
@@ -146,6 +159,10 @@ static void sys_free(ibWorld* w, ibSoftSparse* S, SpSys* y)
 	FREE_ARR(y->scale, y->scaleCap, double);
 	FREE_ARR(y->b, y->bCap, double);
 	FREE_ARR(y->lam, y->lamCap, double);
+	FREE_ARR(y->comp, y->compCap, double);
+	FREE_ARR(y->dc, y->dcCap, double);
+	ib_sp_primal_free(w, &S->cc, &y->primal);
+	y->usePrimal = false;
 	if (y->L) cholmod_free_factor(&y->L, &S->cc);
 	if (y->X) cholmod_free_dense(&y->X, &S->cc);
 	if (y->Y) cholmod_free_dense(&y->Y, &S->cc);
@@ -191,16 +208,24 @@ static cholmod_sparse sys_matrix(SpSys* y) { return ib_cholmod_upper(y->m, y->nn
 #define GROW(p, cap, n) ib_grow(w, (void**)&(p), &(cap), (n) + 1, sizeof(*(p)))
 
 /* Units, incidences, pattern and symbolic analysis for the current layout. */
+static ibSpGraph sys_graph(const ibSoftStore* ss, const SpSys* y)
+{
+	return (ibSpGraph){y->m, y->parts, ss->particleCount, y->incStart, y->incPart, y->incRow, y->partStart, y->partInc,
+	                   y->incJ, y->comp};
+}
+
 static bool sys_build(ibWorld* w, ibSoftStore* ss, ibSoftSparse* S, SpSys* y)
 {
 	if (y->L) cholmod_free_factor(&y->L, &S->cc);
+	ib_sp_primal_free(w, &S->cc, &y->primal);
+	y->usePrimal = false;
 	y->m = y->nnz = y->units = 0;
 	int32_t nUnits = 0, m = 0, ninc = 0;
 	for (int pass = 0; pass < 2; ++pass) {
 		nUnits = m = ninc = 0;
 		for (int32_t si = 0; si < ss->softHigh; ++si) {
 			const ibSoftBody* sb = &ss->softs[si];
-			if (!sb->inUse || sb->solver != IB_SOFT_SOLVER_SPARSE) continue;
+			if (!sb->inUse || ib_soft_solver_of(sb) != IB_SOFT_SOLVER_SPARSE) continue;
 			for (int32_t k = sb->firstRow; k < sb->firstRow + sb->rowCount; ++k) {
 				if (y->velocity && ss->rows[k].compliance > 0.0) continue;
 				ibSoftView v = ib_soft_row_view(ss, &ss->rows[k]);
@@ -228,7 +253,7 @@ static bool sys_build(ibWorld* w, ibSoftStore* ss, ibSoftSparse* S, SpSys* y)
 			    !GROW(y->cursor, y->cursorCap, parts + 1) || !GROW(y->partStart, y->partStartCap, parts + 1) ||
 			    !GROW(y->partInc, y->partIncCap, ninc) || !GROW(y->Ap, y->ApCap, m + 1) ||
 			    !GROW(y->mark, y->markCap, m) || !GROW(y->scale, y->scaleCap, m) || !GROW(y->b, y->bCap, m) ||
-			    !GROW(y->lam, y->lamCap, m))
+			    !GROW(y->lam, y->lamCap, m) || !GROW(y->comp, y->compCap, m) || !GROW(y->dc, y->dcCap, m))
 				return false;
 		}
 	}
@@ -302,7 +327,19 @@ static bool sys_build(ibWorld* w, ibSoftStore* ss, ibSoftSparse* S, SpSys* y)
 	for (int32_t j = 0; j < m; ++j) y->Ax[y->Ap[j + 1] - 1] = 1.0; /* diagonal last (sorted, i <= j) */
 	cholmod_sparse A = sys_matrix(y);
 	y->L = cholmod_analyze(&A, &S->cc);
-	return y->L != NULL && S->cc.status >= CHOLMOD_OK;
+	if (!y->L || S->cc.status < CHOLMOD_OK) return false;
+	double primalFlops;
+	y->dualFlops = S->cc.fl;
+	for (int32_t j = 0; j < m; ++j) {
+		ibSoftView v = unit_view(ss, &y->unit[y->rowUnit[j]]);
+		y->comp[j] = v.compliance;
+	}
+	if (!y->velocity) {
+		ibSpGraph g = sys_graph(ss, y);
+		y->primal = ib_sp_primal_build(w, ss, &S->cc, &g, &primalFlops);
+		if (y->primal && !(primalFlops < y->dualFlops)) ib_sp_primal_free(w, &S->cc, &y->primal);
+	}
+	return true;
 }
 
 static int32_t find_entry(const SpSys* y, int32_t i, int32_t j)
@@ -333,9 +370,26 @@ static double response(const ibWorld* w, const ibSoftStore* ss, int32_t p, const
 	return s;
 }
 
-/* Numeric values (J, masses at the prepared instant) and factorisation. */
+/* Numeric values (J, masses at the prepared instant) and factorisation: the particle-space form
+ * where it applies, else the row-space system. */
 static bool sys_factor(ibWorld* w, ibSoftStore* ss, ibSoftSparse* S, SpSys* y, double h)
 {
+	ss->stats.sparseFactorizations++;
+	for (int32_t j = 0; j < y->m; ++j) y->dc[j] = y->velocity ? 0.0 : y->comp[j] / (h * h);
+	if (y->primal) {
+		ibSpGraph g = sys_graph(ss, y);
+		if (!ib_sp_primal_matches(w, ss, y->primal, &g)) { /* a pin or a body type changed: new pattern */
+			double flops;
+			ib_sp_primal_free(w, &S->cc, &y->primal);
+			y->primal = ib_sp_primal_build(w, ss, &S->cc, &g, &flops);
+			if (y->primal && !(flops < y->dualFlops)) ib_sp_primal_free(w, &S->cc, &y->primal);
+		}
+	}
+	if (y->primal) {
+		ibSpGraph g = sys_graph(ss, y);
+		y->usePrimal = ib_sp_primal_factor(w, ss, &S->cc, y->primal, &g, y->dc);
+		if (y->usePrimal) return true;
+	}
 	for (int32_t q = 0; q < y->nnz; ++q) y->Ax[q] = 0.0;
 	for (int32_t p = 0; p < y->parts; ++p)
 		for (int32_t t = y->partStart[p]; t < y->partStart[p + 1]; ++t) {
@@ -385,8 +439,13 @@ static bool sys_begin(ibWorld* w, ibSoftStore* ss, bool velocity, double h)
 	return y->factored;
 }
 
-static bool sys_solve(ibSoftSparse* S, SpSys* y)
+static bool sys_solve(ibSoftStore* ss, ibSoftSparse* S, SpSys* y)
 {
+	ss->stats.sparseSolves++;
+	if (y->usePrimal) {
+		ibSpGraph g = sys_graph(ss, y);
+		return ib_sp_primal_solve(y->primal, &S->cc, &g, y->dc, y->b, y->lam);
+	}
 	for (int32_t i = 0; i < y->m; ++i) y->b[i] *= y->scale[i];
 	cholmod_dense B = ib_cholmod_vector(y->b, y->m);
 	if (!cholmod_solve2(CHOLMOD_A, y->L, &B, NULL, &y->X, NULL, &y->Y, &y->E, &S->cc)) return false;
@@ -431,6 +490,7 @@ static void relinearise(ibWorld* w, ibSoftStore* ss, SpSys* y, double h)
 			ss->cons[-su->index - 1].epoch = w->poseEpoch - 1u;
 	}
 	y->relinearised++;
+	ss->stats.sparseRelinearisations++;
 	if (!sys_factor(w, ss, ss->sparse, y, h)) {
 		y->factored = false;
 		ss->sparsePosition = false; /* the Gauss–Seidel sweeps take over for the rest of this correction */
@@ -483,7 +543,7 @@ bool ib_soft_sparse_position_sweep(ibWorld* w, ibSoftStore* ss, double h)
 		y->halvings++;
 		return true;
 	}
-	if (!sys_solve(ss->sparse, y)) return false;
+	if (!sys_solve(ss, ss->sparse, y)) return false;
 	apply_lam(w, ss, y);
 	y->lastMerit = merit;
 	y->haveLast = true;
@@ -505,7 +565,7 @@ bool ib_soft_sparse_velocity_sweep(ibWorld* w, ibSoftStore* ss)
 		for (int r = 0; r < v.rows; ++r) du[r] = -du[r];
 	}
 	if (!any) return false;
-	if (!sys_solve(ss->sparse, y)) return false;
+	if (!sys_solve(ss, ss->sparse, y)) return false;
 	for (int32_t u = 0; u < y->units; ++u) {
 		ibSoftView v = unit_view(ss, &y->unit[u]);
 		const double* lam = y->lam + y->unit[u].row0;
