@@ -669,6 +669,7 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 		if (it > 0 && !t->hasCut && err > 0.1 * prevErr) needFactor = true;
 		if (!t->hasCut && err >= 0.5 * prevErr && ++stalls >= 3) break; /* no progress: finish iteratively */
 		prevErr = err;
+		bool fresh = needFactor && it > 0;
 		if (needFactor) {
 			set_predicted_levers(w, st, h);
 			/* the exact response through the integrator only pays when bodies may turn far per step;
@@ -690,6 +691,11 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 			continue;
 		}
 		err = ib_solver_predicted_errors(w, st, h);
+		/* a Newton step with the matrix rebuilt at the predicted configuration made things worse:
+		 * no solution near this state (docs/joints.md: the tension impulse turns the links; its
+		 * gain 6 h^2 T / (m l) exceeds 1 at the top of the 100-chain at 60 Hz). If the step can be
+		 * redone as halves, give up now instead of backing off and stalling (same results). */
+		if (fresh && w->canSubdivide && err > prevErr) break;
 		/* damped Newton: if the full step made things worse, back off along the same direction */
 		double f = 1.0;
 		for (int half = 0; half < 8 && err > prevErr; ++half) {
