@@ -39,6 +39,11 @@ typedef struct ibBasic ibBasic;
 typedef struct ibPredicted {
 	ibPose pose;
 	uint32_t version;
+	/* the whole state at t0+h and what it was integrated from, so that the free motion after the
+	 * joint correction can take it instead of integrating again (ib_joints_predicted_state) */
+	ibRigidState next, from;
+	ibVec3 fext, text;
+	double h;
 } ibPredicted;
 
 typedef struct ibBasicType {

@@ -99,16 +99,42 @@ const ibPose* ib_solver_predicted(ibWorld* w, ibJointStore* st, int32_t i, doubl
 	const ibBody* b = &w->bodies[i];
 	ibPredicted* pr = &st->pred[i];
 	if (pr->version != b->velVersion) {
+		pr->h = 0.0; /* no full state */
 		if (b->type == IB_BODY_STATIC) {
 			pr->pose.s = b->st.s;
 			pr->pose.q = b->st.q;
 		} else {
-			ib_predict_pose(w, b, h, &pr->pose.s, &pr->pose.q);
+			double hint = b->substepHint;
+			ib_integrate_body(w, b, h, &pr->next, &hint, NULL);
+			pr->pose.s = pr->next.s;
+			pr->pose.q = pr->next.q;
+			pr->from = b->st;
+			pr->fext = b->fext;
+			pr->text = b->text;
+			pr->h = h;
 		}
 		pr->pose.R = ibMat3_FromQuat(pr->pose.q);
 		pr->version = b->velVersion;
 	}
 	return &pr->pose;
+}
+
+static bool same_vec(ibVec3 a, ibVec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidState* out)
+{
+	const ibJointStore* st = w->joints;
+	if (!st || i >= st->predCapacity || w->solver.integrator != IB_INTEGRATOR_RK4) return false;
+	const ibPredicted* pr = &st->pred[i];
+	const ibBody* b = &w->bodies[i];
+	if (pr->version != b->velVersion || pr->h != h || b->type == IB_BODY_STATIC) return false;
+	const ibRigidState* f = &pr->from;
+	if (!same_vec(f->s, b->st.s) || !same_vec(f->v, b->st.v) || !same_vec(f->w, b->st.w) || f->q.w != b->st.q.w ||
+	    f->q.x != b->st.q.x || f->q.y != b->st.q.y || f->q.z != b->st.q.z || !same_vec(pr->fext, b->fext) ||
+	    !same_vec(pr->text, b->text))
+		return false;
+	*out = pr->next;
+	return true;
 }
 
 ibVec3 ib_solver_velocity_error(const ibWorld* w, const ibBasic* c)
