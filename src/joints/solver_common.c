@@ -36,13 +36,22 @@ void ib_solver_invert_small(double M[3][3], int n, double out[3][3])
 
 /* Points, projection and (P K P^T)^-1 at the current time instant; computed once per instant and
  * shared by the velocity correction at t0+h and the next step's joint correction. */
+void ib_solver_prepare_points(ibWorld* w, ibBasic* c)
+{
+	if (c->cacheEpoch == w->poseEpoch || c->pointEpoch == w->poseEpoch) return;
+	const ibBody* b1 = &w->bodies[c->b1];
+	const ibBody* b2 = &w->bodies[c->b2];
+	ibPose p1 = ib_body_pose(b1), p2 = ib_body_pose(b2);
+	c->type->prepare(c, &p1, &p2);
+	c->pointEpoch = w->poseEpoch;
+}
+
 void ib_solver_prepare(ibWorld* w, ibBasic* c)
 {
 	if (c->cacheEpoch == w->poseEpoch) return;
 	const ibBody* b1 = &w->bodies[c->b1];
 	const ibBody* b2 = &w->bodies[c->b2];
-	ibPose p1 = ib_body_pose(b1), p2 = ib_body_pose(b2);
-	c->type->prepare(c, &p1, &p2);
+	ib_solver_prepare_points(w, c);
 	ibMat3 K;
 	if (c->type->rotational)
 		K = ibMat3_Add(b1->invInertiaW, b2->invInertiaW);

@@ -636,6 +636,7 @@ static void sweep_cut(ibWorld* w, ibJointStore* st, double h, bool velocity)
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
 		if (!c->cut) continue;
+		ib_solver_prepare(w, c); /* Minv at this instant */
 		if (velocity) {
 			ibVec3 du = ib_solver_velocity_error(w, c);
 			if (ib_solver_projected_norm(c, du) > s->velocityTolerance) ib_solver_apply(w, c, ib_solver_impulse(c, du));
@@ -655,7 +656,7 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 	const ibSolverSettings* s = &w->solver;
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		st->basics[k].iterations = 0;
-		ib_solver_prepare(w, &st->basics[k]);
+		ib_solver_prepare_points(w, &st->basics[k]); /* the cut joints' Minv: sweep_cut */
 	}
 	int it = 0;
 	/* one factorisation per step (§3.3.2.1): the velocity correction's matrix at t0+h of the previous
@@ -725,7 +726,7 @@ ibResult ib_lgs_velocity_correction(ibWorld* w, double h)
 	LgsTree* t = tree_of(w, false);
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
-		ib_solver_prepare(w, c);
+		ib_solver_prepare_points(w, c);
 		c->raResp = ibSub(c->a, w->bodies[c->b1].st.s);
 		c->rbResp = ibSub(c->b, w->bodies[c->b2].st.s);
 	}
