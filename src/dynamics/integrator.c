@@ -19,7 +19,7 @@ typedef struct RotParams {
 	bool torque;         /* tau != 0 */
 } RotParams;
 
-static RotState deriv(const RotParams* p, const RotState* x)
+static inline __attribute__((always_inline)) RotState deriv(const RotParams* p, const RotState* x)
 {
 	RotState d;
 	ibVec3 Lw = ibMulCW(p->I, x->wl);
@@ -35,7 +35,7 @@ static RotState deriv(const RotParams* p, const RotState* x)
 }
 
 /* x + s * d */
-static RotState axpy(const RotState* x, double s, const RotState* d)
+static inline __attribute__((always_inline)) RotState axpy(const RotState* x, double s, const RotState* d)
 {
 	RotState r;
 	r.q = (ibQuat){x->q.w + s * d->q.w, x->q.x + s * d->q.x, x->q.y + s * d->q.y, x->q.z + s * d->q.z};
