@@ -29,6 +29,12 @@ typedef struct TreeNode {
 	double G[2][36];  /* joint node: impulse rows G of side 0/1 (dim x 6) */
 	double Gr[2][36]; /* joint node: response rows G' of side 0/1 (dim x 6) */
 	double Y[2][36];  /* joint node, contracted side: Mass^-1 G^T (6 x dim) */
+	/* ball joints (P = identity), contracted side: G = sg [E, [r]x^T], Mass^-1 G^T = sg (E/m; A) with
+	 * A = J^-1 [r]x, and the response rows G' = sg [E, [r']x^T] (r' the response lever arm) */
+	bool ball;
+	double sg[2], invMass[2];
+	ibMat3 A[2];
+	ibVec3 rr[2];
 	double b[6], z[6], x[6];
 } TreeNode;
 
@@ -405,6 +411,15 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 			}
 		}
 	}
+	/* closed forms for trees of ball joints only (the mixed case would need both representations) */
+	bool allBall = true;
+	for (int32_t ni = 0; ni < t->nodeCount && allBall; ++ni) {
+		const TreeNode* n = &t->nodes[ni];
+		if (n->joint < 0) continue;
+		const ibJoint* j = &st->joints[n->joint];
+		const ibBasic* c0 = &st->basics[j->basic[0]];
+		allBall = j->basicCount == 1 && c0->type == &ib_basic_ball && !c0->haveDEdu;
+	}
 	/* joint rows per side. Rows of a joint: the response of its (predicted) error to body velocity
 	 * changes, G' (lever arms raResp/rbResp); columns: where its impulses act, G^T (points at t0).
 	 * In the velocity correction G' = G and the system is the symmetric one of §3.3.2. A contracted
@@ -416,8 +431,24 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 		int32_t bodies[2] = {j->def.bodyA.index1 - 1, j->def.bodyB.index1 - 1};
 		n->dim = joint_rows(st, j, velocityOnlyToo);
 		int rows = n->dim;
+		const ibBasic* c0 = &st->basics[j->basic[0]];
+		n->ball = allBall;
 		for (int sd = 0; sd < 2; ++sd) {
 			if (n->side[sd] < 0) continue;
+			if (n->ball && t->nodes[n->side[sd]].contracted) { /* closed form of the generic path below */
+				const ibBody* b = &w->bodies[bodies[sd]];
+				bool first = bodies[sd] == c0->b1;
+				n->sg[sd] = first ? 1.0 : -1.0;
+				n->invMass[sd] = b->invMass;
+				n->A[sd] = ibMat3_Mul(b->invInertiaW, ibMat3_Skew(ibSub(first ? c0->a : c0->b, b->st.s)));
+				n->rr[sd] = first ? c0->raResp : c0->rbResp;
+				ibMat3 K = ibMat3_Mul(ibMat3_Skew(n->rr[sd]), n->A[sd]); /* D -= E/m - [r']x A */
+				for (int i = 0; i < 3; ++i) {
+					for (int k = 0; k < 3; ++k) n->Dinv[i * 3 + k] += K.m[i][k];
+					n->Dinv[i * 3 + i] -= b->invMass;
+				}
+				continue;
+			}
 			int row = 0;
 			for (int k = 0; k < j->basicCount; ++k) {
 				const ibBasic* c = &st->basics[j->basic[k]];
@@ -448,6 +479,18 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 		TreeNode* n = &t->nodes[ni];
 		if (n->parent < 0 || n->contracted) continue;
 		TreeNode* p = &t->nodes[n->parent];
+		if (n->joint >= 0 && n->via >= 0 && n->ball && p->ball) { /* closed form: -sg sg' (E/m - [r']x A) */
+			int sn = side_of(n, n->via), sp = side_of(p, n->via);
+			double f = -n->sg[sn] * p->sg[sp], im = n->invMass[sn];
+			ibMat3 Ku = ibMat3_Mul(ibMat3_Skew(n->rr[sn]), p->A[sp]);
+			ibMat3 Kd = ibMat3_Mul(ibMat3_Skew(p->rr[sp]), n->A[sn]);
+			for (int i = 0; i < 3; ++i)
+				for (int k = 0; k < 3; ++k) {
+					n->Au[i * 3 + k] = f * ((i == k ? im : 0.0) - Ku.m[i][k]);
+					n->Ad[i * 3 + k] = f * ((i == k ? im : 0.0) - Kd.m[i][k]);
+				}
+			continue;
+		}
 		if (n->joint >= 0 && n->via >= 0) { /* joint - contracted body - joint */
 			int sn = side_of(n, n->via), sp = side_of(p, n->via);
 			mat_mul(n->Gr[sn], p->Y[sp], n->Au, n->dim, 6, p->dim, false);
@@ -541,6 +584,19 @@ static void solve_and_apply(ibWorld* w, LgsTree* t)
 		for (int a = 0; a < 2; ++a) {
 			if (n->adj[a] < 0) continue;
 			const TreeNode* jn = &t->nodes[n->adj[a]];
+			int sd = side_of(jn, ni);
+			if (jn->ball) { /* dv -= sg (x/m; A x) */
+				ibVec3 x = ibV3(jn->x[0], jn->x[1], jn->x[2]);
+				ibVec3 ax = ibMat3_MulV(jn->A[sd], x);
+				double f = jn->sg[sd] * jn->invMass[sd];
+				n->x[0] -= f * x.x;
+				n->x[1] -= f * x.y;
+				n->x[2] -= f * x.z;
+				n->x[3] -= jn->sg[sd] * ax.x;
+				n->x[4] -= jn->sg[sd] * ax.y;
+				n->x[5] -= jn->sg[sd] * ax.z;
+				continue;
+			}
 			mat_vec(jn->Y[side_of(jn, ni)], jn->x, n->x, 6, jn->dim, true);
 		}
 		scale_body_change(w, n, 1.0);
