@@ -391,6 +391,29 @@ static void mat_vec(const double* A, const double* x, double* y, int n, int m, b
 /* Side (0/1) of joint node jn at which body node bn sits. */
 static int side_of(const TreeNode* jn, int32_t bn) { return jn->side[0] == bn ? 0 : 1; }
 
+/* A [r]x and [r]x A without the zero products of a general 3x3 product. */
+static inline ibMat3 mul_skew_right(ibMat3 A, ibVec3 r)
+{
+	ibMat3 C;
+	for (int i = 0; i < 3; ++i) {
+		C.m[i][0] = A.m[i][1] * r.z - A.m[i][2] * r.y;
+		C.m[i][1] = A.m[i][2] * r.x - A.m[i][0] * r.z;
+		C.m[i][2] = A.m[i][0] * r.y - A.m[i][1] * r.x;
+	}
+	return C;
+}
+
+static inline ibMat3 mul_skew_left(ibVec3 r, ibMat3 A)
+{
+	ibMat3 C;
+	for (int j = 0; j < 3; ++j) {
+		C.m[0][j] = r.y * A.m[2][j] - r.z * A.m[1][j];
+		C.m[1][j] = r.z * A.m[0][j] - r.x * A.m[2][j];
+		C.m[2][j] = r.x * A.m[1][j] - r.y * A.m[0][j];
+	}
+	return C;
+}
+
 /* Assemble and factor at the current time instant (basics must be prepared). */
 static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 {
@@ -440,9 +463,9 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 				bool first = bodies[sd] == c0->b1;
 				n->sg[sd] = first ? 1.0 : -1.0;
 				n->invMass[sd] = b->invMass;
-				n->A[sd] = ibMat3_Mul(b->invInertiaW, ibMat3_Skew(ibSub(first ? c0->a : c0->b, b->st.s)));
+				n->A[sd] = mul_skew_right(b->invInertiaW, ibSub(first ? c0->a : c0->b, b->st.s));
 				n->rr[sd] = first ? c0->raResp : c0->rbResp;
-				ibMat3 K = ibMat3_Mul(ibMat3_Skew(n->rr[sd]), n->A[sd]); /* D -= E/m - [r']x A */
+				ibMat3 K = mul_skew_left(n->rr[sd], n->A[sd]); /* D -= E/m - [r']x A */
 				for (int i = 0; i < 3; ++i) {
 					for (int k = 0; k < 3; ++k) n->Dinv[i * 3 + k] += K.m[i][k];
 					n->Dinv[i * 3 + i] -= b->invMass;
@@ -482,8 +505,8 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 		if (n->joint >= 0 && n->via >= 0 && n->ball && p->ball) { /* closed form: -sg sg' (E/m - [r']x A) */
 			int sn = side_of(n, n->via), sp = side_of(p, n->via);
 			double f = -n->sg[sn] * p->sg[sp], im = n->invMass[sn];
-			ibMat3 Ku = ibMat3_Mul(ibMat3_Skew(n->rr[sn]), p->A[sp]);
-			ibMat3 Kd = ibMat3_Mul(ibMat3_Skew(p->rr[sp]), n->A[sn]);
+			ibMat3 Ku = mul_skew_left(n->rr[sn], p->A[sp]);
+			ibMat3 Kd = mul_skew_left(p->rr[sp], n->A[sn]);
 			for (int i = 0; i < 3; ++i)
 				for (int k = 0; k < 3; ++k) {
 					n->Au[i * 3 + k] = f * ((i == k ? im : 0.0) - Ku.m[i][k]);
