@@ -374,7 +374,8 @@ static inline __attribute__((always_inline)) void mat_vec_n(const double* A, con
 	}
 }
 
-static void mat_vec(const double* A, const double* x, double* y, int n, int m, bool sub)
+static inline __attribute__((always_inline)) void mat_vec(const double* A, const double* x, double* y, int n, int m,
+                                                          bool sub)
 {
 	if (n == 3 && m == 3)
 		sub ? mat_vec_n(A, x, y, 3, 3, true) : mat_vec_n(A, x, y, 3, 3, false);
