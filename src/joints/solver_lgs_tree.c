@@ -342,7 +342,8 @@ static inline __attribute__((always_inline)) void mat_mul_n(const double* A, con
 		}
 }
 
-static void mat_mul(const double* A, const double* B, double* C, int n, int k, int m, bool sub)
+static inline __attribute__((always_inline)) void mat_mul(const double* A, const double* B, double* C, int n, int k,
+                                                          int m, bool sub)
 {
 #define IB_MM_CASE(N, K, M)                                                                                        \
 	if (n == N && k == K && m == M) {                                                                              \
