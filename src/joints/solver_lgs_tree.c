@@ -296,7 +296,8 @@ static inline __attribute__((always_inline)) bool invert_n(const double* M, int 
 		for (int j = 0; j < n; ++j) {
 			a[i][j] = M[i * n + j];
 			a[i][n + j] = (i == j) ? 1.0 : 0.0;
-			scale = fmax(scale, fabs(a[i][j]));
+			double v = fabs(a[i][j]);
+			if (v > scale) scale = v; /* as fmax: a NaN entry leaves scale */
 		}
 	for (int c = 0; c < n; ++c) {
 		int p = c;
@@ -322,9 +323,33 @@ static inline __attribute__((always_inline)) bool invert_n(const double* M, int 
 	return true;
 }
 
+/* 3 x 3 by cofactors when clearly regular (|det| > 1e-6 scale^3), else Gauss-Jordan decides. */
+static bool invert3(const double* M, double* inv)
+{
+	double scale = 0.0;
+	for (int i = 0; i < 9; ++i) {
+		double v = fabs(M[i]);
+		if (v > scale) scale = v;
+	}
+	double c0 = M[4] * M[8] - M[5] * M[7], c1 = M[5] * M[6] - M[3] * M[8], c2 = M[3] * M[7] - M[4] * M[6];
+	double det = M[0] * c0 + M[1] * c1 + M[2] * c2;
+	if (!(fabs(det) > 1e-6 * scale * scale * scale)) return invert_n(M, 3, inv);
+	double id = 1.0 / det;
+	inv[0] = c0 * id;
+	inv[1] = (M[2] * M[7] - M[1] * M[8]) * id;
+	inv[2] = (M[1] * M[5] - M[2] * M[4]) * id;
+	inv[3] = c1 * id;
+	inv[4] = (M[0] * M[8] - M[2] * M[6]) * id;
+	inv[5] = (M[2] * M[3] - M[0] * M[5]) * id;
+	inv[6] = c2 * id;
+	inv[7] = (M[1] * M[6] - M[0] * M[7]) * id;
+	inv[8] = (M[0] * M[4] - M[1] * M[3]) * id;
+	return true;
+}
+
 static bool invert(const double* M, int n, double* inv)
 {
-	if (n == 3) return invert_n(M, 3, inv);
+	if (n == 3) return invert3(M, inv);
 	if (n == 6) return invert_n(M, 6, inv);
 	return invert_n(M, n, inv);
 }
