@@ -72,7 +72,9 @@ static void test_tree31_kick(void** state)
 	double maxErr = 0.0;
 	double drift = run_tree31(IB_SOLVER_AUTO, 0.0, &maxErr);
 	print_message("without rotation sub-steps: energy deviation %.3e (1e9 = diverged)\n", drift);
-	assert_true(drift > 0.1);
+	/* 0.40 before the LGS gave up failing full-length Newton iterations at once (they are halved
+	 * earlier now): 0.105, still 8x the 0.013 with sub-steps */
+	assert_true(drift > 0.05);
 #endif
 }
 
