@@ -4,7 +4,8 @@
  * thesis figures as engine=thesis-* lines; the peers ODE (quickstep, worldstep), Bullet and MuJoCo on chain100 and
  * tree255 (MuJoCo: reduced coordinates), ODE and Bullet on loops3; ours/peer time ratios for ibdyn-lgs and
  * ibdyn-lgs-sparse; and the per-body cost of ibdyn-lgs over the trees (linear growth check).
- * Usage: bench_lgs [--repeats=N] [--no-peers] [--budget-s=S] [scene...]   (see bench/README.md) */
+ * Usage: bench_lgs [--repeats=N] [--no-peers] [--budget-s=S] [--engine=NAME] [--steps=N] [scene...]
+ *   (see bench/README.md; --engine= runs only that ibdyn engine, --steps= caps the ibdyn runs, for profiling) */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -46,6 +47,8 @@ static void print_thesis(const char* scene, const char* engine, double ms, const
 static int g_repeats = 1;        /* --repeats=N: each time is the fastest of N runs (ibdyn: only while cheap) */
 static int g_peers = 1;          /* --no-peers */
 static double g_budgetS = 5.0;   /* --budget-s=S: an ibdyn run stops after the step that exceeds S s of stepping */
+static const char* g_engine = NULL; /* --engine=NAME: only this ibdyn engine (e.g. for callgrind) */
+static int g_steps = 0;          /* --steps=N: at most N steps per ibdyn run (0 = the scene's) */
 #define IBDYN_REPEAT_BUDGET_S 2.0 /* ibdyn runs are repeated only while the repeats add at most this (s) */
 
 /* ==== ibdyn =================================================================================================== */
@@ -59,7 +62,9 @@ static int ibdyn_line(const BenchModel* m, double h, int steps, int cap, double 
 {
 	IbdynStats st;
 	IbdynEngine ec = *e;
+	if (g_engine && strcmp(g_engine, e->name) != 0) return -1;
 	ec.maxIterations = cap;
+	if (g_steps > 0 && g_steps < steps) steps = g_steps;
 	if (bench_run_ibdyn(m, h, steps, tol, &ec, g_budgetS, r, &st) != 0) {
 		printf("# %s: %s eps=%s failed to build the model\n", m->name, e->name, epsName);
 		return -1;
@@ -306,8 +311,13 @@ int main(int argc, char** argv)
 			g_peers = 0;
 		} else if (strncmp(argv[i], "--budget-s=", 11) == 0) {
 			g_budgetS = atof(argv[i] + 11);
+		} else if (strncmp(argv[i], "--engine=", 9) == 0) {
+			g_engine = argv[i] + 9;
+		} else if (strncmp(argv[i], "--steps=", 8) == 0) {
+			g_steps = atoi(argv[i] + 8);
 		} else if (strncmp(argv[i], "--", 2) == 0) {
-			fprintf(stderr, "usage: bench_lgs [--repeats=N] [--no-peers] [--budget-s=S] [scene...]\n");
+			fprintf(stderr, "usage: bench_lgs [--repeats=N] [--no-peers] [--budget-s=S] [--engine=NAME] [--steps=N] "
+			                "[scene...]\n");
 			return 2;
 		}
 	}

@@ -72,7 +72,9 @@ static void test_tree31_kick(void** state)
 	double maxErr = 0.0;
 	double drift = run_tree31(IB_SOLVER_AUTO, 0.0, &maxErr);
 	print_message("without rotation sub-steps: energy deviation %.3e (1e9 = diverged)\n", drift);
-	assert_true(drift > 0.1);
+	/* chaotic: 0.08-0.40 across rounding-level changes of the O(n) LGS (issue 4 chain work), always
+	 * >= 6x the 0.013 with sub-steps; 0.1 sat inside that spread */
+	assert_true(drift > 0.05);
 #endif
 }
 

@@ -16,14 +16,18 @@ typedef struct RotState {
 
 typedef struct RotParams {
 	ibVec3 I, invI, tau; /* principal moments, inverses, world torque */
+	bool torque;         /* tau != 0 */
 } RotParams;
 
-static RotState deriv(const RotParams* p, const RotState* x)
+static inline __attribute__((always_inline)) RotState deriv(const RotParams* p, const RotState* x)
 {
 	RotState d;
-	ibVec3 tl = ibInvRotate(ibQuatNormalize(x->q), p->tau);
 	ibVec3 Lw = ibMulCW(p->I, x->wl);
-	d.wl = ibMulCW(p->invI, ibSub(tl, ibCross(x->wl, Lw)));
+	ibVec3 gyro = ibCross(x->wl, Lw);
+	if (p->torque) /* torque-free (the common case): skip the stage's normalisation and rotation */
+		d.wl = ibMulCW(p->invI, ibSub(ibInvRotate(ibQuatNormalize(x->q), p->tau), gyro));
+	else
+		d.wl = ibMulCW(p->invI, ibNeg(gyro));
 	ibQuat wq = {0.0, x->wl.x, x->wl.y, x->wl.z};
 	ibQuat qd = ibQuatMul(x->q, wq);
 	d.q = (ibQuat){0.5 * qd.w, 0.5 * qd.x, 0.5 * qd.y, 0.5 * qd.z};
@@ -31,7 +35,7 @@ static RotState deriv(const RotParams* p, const RotState* x)
 }
 
 /* x + s * d */
-static RotState axpy(const RotState* x, double s, const RotState* d)
+static inline __attribute__((always_inline)) RotState axpy(const RotState* x, double s, const RotState* d)
 {
 	RotState r;
 	r.q = (ibQuat){x->q.w + s * d->q.w, x->q.x + s * d->q.x, x->q.y + s * d->q.y, x->q.z + s * d->q.z};
@@ -137,7 +141,7 @@ void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState
 	out->s = ibAdd(b->st.s, ibAdd(ibScale(h, b->st.v), ibScale(0.5 * h * h * b->invMass, b->fext)));
 	out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
 
-	RotParams p = {b->inertiaP, b->invInertiaP, b->text};
+	RotParams p = {b->inertiaP, b->invInertiaP, b->text, !(b->text.x == 0.0 && b->text.y == 0.0 && b->text.z == 0.0)};
 	RotState x = {b->st.q, ibInvRotate(b->st.q, b->st.w)};
 	if (w->solver.integrator == IB_INTEGRATOR_CASH_KARP) {
 		double localHint = hint ? *hint : 0.0;

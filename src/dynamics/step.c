@@ -58,7 +58,8 @@ static void integrate_all(ibWorld* w, double h)
 		if (!b->inUse || b->type == IB_BODY_STATIC || b->sleeping) continue; /* sleeping: not integrated */
 		int sub = 1;
 		ibRigidState next;
-		ib_integrate_body(w, b, h, &next, &b->substepHint, &sub);
+		if (!ib_joints_predicted_state(w, i, h, &next)) /* the joint correction's prediction, if current */
+			ib_integrate_body(w, b, h, &next, &b->substepHint, &sub);
 		b->st = next;
 		b->userPoseExact = false;
 		ib_body_update_derived(b);

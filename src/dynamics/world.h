@@ -201,6 +201,9 @@ void ib_joints_on_body_destroyed(ibWorld* w, int32_t bodyIndex);
 ibResult ib_joints_before_step(ibWorld* w, double h);   /* force modules: springs, motors */
 ibResult ib_joints_position_correction(ibWorld* w, double h);
 ibResult ib_joints_velocity_correction(ibWorld* w, double h);
+/* The state after free motion over h of body i as the joint correction last predicted it (RK4, same
+ * state, forces and h: bit-identical to ib_integrate_body); false if there is none. */
+bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidState* out);
 int ib_joints_rotation_substeps(ibWorld* w, double h, double maxRotation);
 bool ib_joints_velocity_inconsistent(ibWorld* w);
 void ib_joints_measure(ibWorld* w, ibStepStats* stats);

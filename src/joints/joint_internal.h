@@ -39,6 +39,11 @@ typedef struct ibBasic ibBasic;
 typedef struct ibPredicted {
 	ibPose pose;
 	uint32_t version;
+	/* the whole state at t0+h and what it was integrated from, so that the free motion after the
+	 * joint correction can take it instead of integrating again (ib_joints_predicted_state) */
+	ibRigidState next, from;
+	ibVec3 fext, text;
+	double h;
 } ibPredicted;
 
 typedef struct ibBasicType {
@@ -71,6 +76,7 @@ struct ibBasic {
 	bool haveDEdu;
 	bool cut;              /* LGS: joint closes a loop and is corrected iteratively (§3.3.2.3, option 1) */
 	uint32_t cacheEpoch; /* w->poseEpoch at which a, b, P, Minv were computed (0 = never) */
+	uint32_t pointEpoch; /* w->poseEpoch at which a, b, P alone were computed (ib_solver_prepare_points) */
 	/* impulses */
 	ibVec3 accPos, accVel;   /* accumulated this step (clamp, warm start) */
 	ibVec3 warmPos, warmVel; /* last step's totals */
@@ -172,6 +178,8 @@ ibJointId ib_joint_id(const ibWorld* w, int32_t index);
 ibMat3 ib_solver_point_response(const ibBody* b, ibVec3 r);
 void ib_solver_invert_small(double M[3][3], int n, double out[3][3]);
 void ib_solver_prepare(ibWorld* w, ibBasic* c);
+/* Points and projection only (no Minv): what the LGS solvers need. */
+void ib_solver_prepare_points(ibWorld* w, ibBasic* c);
 ibVec3 ib_solver_impulse(const ibBasic* c, ibVec3 r);
 double ib_solver_projected_norm(const ibBasic* c, ibVec3 r);
 void ib_solver_apply(ibWorld* w, const ibBasic* c, ibVec3 p);

@@ -36,13 +36,22 @@ void ib_solver_invert_small(double M[3][3], int n, double out[3][3])
 
 /* Points, projection and (P K P^T)^-1 at the current time instant; computed once per instant and
  * shared by the velocity correction at t0+h and the next step's joint correction. */
+void ib_solver_prepare_points(ibWorld* w, ibBasic* c)
+{
+	if (c->cacheEpoch == w->poseEpoch || c->pointEpoch == w->poseEpoch) return;
+	const ibBody* b1 = &w->bodies[c->b1];
+	const ibBody* b2 = &w->bodies[c->b2];
+	ibPose p1 = ib_body_pose(b1), p2 = ib_body_pose(b2);
+	c->type->prepare(c, &p1, &p2);
+	c->pointEpoch = w->poseEpoch;
+}
+
 void ib_solver_prepare(ibWorld* w, ibBasic* c)
 {
 	if (c->cacheEpoch == w->poseEpoch) return;
 	const ibBody* b1 = &w->bodies[c->b1];
 	const ibBody* b2 = &w->bodies[c->b2];
-	ibPose p1 = ib_body_pose(b1), p2 = ib_body_pose(b2);
-	c->type->prepare(c, &p1, &p2);
+	ib_solver_prepare_points(w, c);
 	ibMat3 K;
 	if (c->type->rotational)
 		K = ibMat3_Add(b1->invInertiaW, b2->invInertiaW);
@@ -99,16 +108,42 @@ const ibPose* ib_solver_predicted(ibWorld* w, ibJointStore* st, int32_t i, doubl
 	const ibBody* b = &w->bodies[i];
 	ibPredicted* pr = &st->pred[i];
 	if (pr->version != b->velVersion) {
+		pr->h = 0.0; /* no full state */
 		if (b->type == IB_BODY_STATIC) {
 			pr->pose.s = b->st.s;
 			pr->pose.q = b->st.q;
 		} else {
-			ib_predict_pose(w, b, h, &pr->pose.s, &pr->pose.q);
+			double hint = b->substepHint;
+			ib_integrate_body(w, b, h, &pr->next, &hint, NULL);
+			pr->pose.s = pr->next.s;
+			pr->pose.q = pr->next.q;
+			pr->from = b->st;
+			pr->fext = b->fext;
+			pr->text = b->text;
+			pr->h = h;
 		}
 		pr->pose.R = ibMat3_FromQuat(pr->pose.q);
 		pr->version = b->velVersion;
 	}
 	return &pr->pose;
+}
+
+static bool same_vec(ibVec3 a, ibVec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidState* out)
+{
+	const ibJointStore* st = w->joints;
+	if (!st || i >= st->predCapacity || w->solver.integrator != IB_INTEGRATOR_RK4) return false;
+	const ibPredicted* pr = &st->pred[i];
+	const ibBody* b = &w->bodies[i];
+	if (pr->version != b->velVersion || pr->h != h || b->type == IB_BODY_STATIC) return false;
+	const ibRigidState* f = &pr->from;
+	if (!same_vec(f->s, b->st.s) || !same_vec(f->v, b->st.v) || !same_vec(f->w, b->st.w) || f->q.w != b->st.q.w ||
+	    f->q.x != b->st.q.x || f->q.y != b->st.q.y || f->q.z != b->st.q.z || !same_vec(pr->fext, b->fext) ||
+	    !same_vec(pr->text, b->text))
+		return false;
+	*out = pr->next;
+	return true;
 }
 
 ibVec3 ib_solver_velocity_error(const ibWorld* w, const ibBasic* c)

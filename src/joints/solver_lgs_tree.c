@@ -15,13 +15,26 @@
 #include "joints/joint_internal.h"
 
 typedef struct TreeNode {
-	int32_t parent; /* node index, -1 for roots */
+	int32_t parent; /* node index in the contracted forest, -1 for roots */
 	int32_t body;   /* body index (body node) or -1 */
 	int32_t joint;  /* public joint index (joint node) or -1 */
 	int dim;
+	bool contracted; /* body node eliminated analytically (<= 2 joints, not a root) */
+	int32_t via;     /* joint node whose parent joint is reached through a contracted body: that body node, else -1 */
+	int32_t side[2]; /* joint node: body node of side 0 (bodyA) / 1 (bodyB), -1 if not dynamic */
+	int32_t adj[2];  /* contracted body node: its parent joint node and its child joint node (-1 if none) */
 	double Dinv[36]; /* inverse of the eliminated diagonal block, dim x dim */
 	double Au[36];   /* block H(node, parent), dim x dim(parent) */
 	double Ad[36];   /* block H(parent, node), dim(parent) x dim */
+	double G[2][36];  /* joint node: impulse rows G of side 0/1 (dim x 6) */
+	double Gr[2][36]; /* joint node: response rows G' of side 0/1 (dim x 6) */
+	double Y[2][36];  /* joint node, contracted side: Mass^-1 G^T (6 x dim) */
+	/* ball joints (P = identity), contracted side: G = sg [E, [r]x^T], Mass^-1 G^T = sg (E/m; A) with
+	 * A = J^-1 [r]x, and the response rows G' = sg [E, [r']x^T] (r' the response lever arm) */
+	bool ball;
+	double sg[2], invMass[2];
+	ibMat3 A[2];
+	ibVec3 rr[2];
 	double b[6], z[6], x[6];
 } TreeNode;
 
@@ -89,6 +102,39 @@ static int joint_rows(const ibJointStore* st, const ibJoint* j, bool velocityOnl
 static bool in_view(const ibJointStore* st, const ibJoint* j)
 {
 	return j->inUse && j->basicCount > 0 && j->basic[0] < st->basicCount;
+}
+
+/* Bodies with at most two tree joints that are not roots (chain links, leaves) are eliminated
+ * first and analytically: their block is the mass matrix, so eliminating one only joins its two
+ * joints by a joint-joint block -G'_c Mass^-1 G_p^T (the joint-space blocks of §3.3.2.2) and
+ * leaves the graph a forest; the joint diagonal gets -G' Mass^-1 G^T. Bodies with more joints stay
+ * nodes (Baraff's ordering: no fill-in whatever the degree). */
+static void contract(ibWorld* w, LgsTree* t, int32_t firstJointNode)
+{
+	const ibJointStore* st = w->joints;
+	int32_t* children = t->stack; /* scratch: number of children per node */
+	for (int32_t i = 0; i < t->nodeCount; ++i) children[i] = 0;
+	for (int32_t i = 0; i < t->nodeCount; ++i)
+		if (t->nodes[i].parent >= 0) children[t->nodes[i].parent]++;
+	for (int32_t i = 0; i < firstJointNode; ++i) {
+		TreeNode* n = &t->nodes[i];
+		n->contracted = n->parent >= 0 && children[i] <= 1;
+		n->adj[0] = n->parent;
+		n->adj[1] = -1;
+	}
+	for (int32_t i = firstJointNode; i < t->nodeCount; ++i) {
+		TreeNode* n = &t->nodes[i];
+		const ibJoint* j = &st->joints[n->joint];
+		int32_t bodies[2] = {j->def.bodyA.index1 - 1, j->def.bodyB.index1 - 1};
+		for (int k = 0; k < 2; ++k) n->side[k] = ib_is_dynamic(&w->bodies[bodies[k]]) ? t->bodyNode[bodies[k]] : -1;
+		n->via = -1;
+		if (n->parent >= 0 && t->nodes[n->parent].contracted) {
+			TreeNode* b = &t->nodes[n->parent];
+			n->via = n->parent;
+			b->adj[1] = i;
+			n->parent = b->parent;
+		}
+	}
 }
 
 /* Build the forest (topology only) and the elimination order; false if the graph has a loop. */
@@ -194,7 +240,9 @@ static bool build(ibWorld* w, LgsTree* t)
 		t->order[i] = t->order[nOrder - 1 - i];
 		t->order[nOrder - 1 - i] = tmp;
 	}
-	return nOrder == t->nodeCount;
+	if (nOrder != t->nodeCount) return false;
+	contract(w, t, firstJointNode);
+	return true;
 }
 
 /* Rebuilding the whole neighbour scan is O(n * joints) — done once per topology change. */
@@ -240,7 +288,7 @@ static void jacobian_row(const ibWorld* w, const ibBasic* c, int r, int32_t bi, 
 }
 
 /* Gauss-Jordan inverse with partial pivoting of an n x n block (n <= 6); false if singular. */
-static bool invert(const double* M, int n, double* inv)
+static inline __attribute__((always_inline)) bool invert_n(const double* M, int n, double* inv)
 {
 	double a[6][12];
 	double scale = 0.0;
@@ -248,7 +296,8 @@ static bool invert(const double* M, int n, double* inv)
 		for (int j = 0; j < n; ++j) {
 			a[i][j] = M[i * n + j];
 			a[i][n + j] = (i == j) ? 1.0 : 0.0;
-			scale = fmax(scale, fabs(a[i][j]));
+			double v = fabs(a[i][j]);
+			if (v > scale) scale = v; /* as fmax: a NaN entry leaves scale */
 		}
 	for (int c = 0; c < n; ++c) {
 		int p = c;
@@ -274,6 +323,124 @@ static bool invert(const double* M, int n, double* inv)
 	return true;
 }
 
+/* 3 x 3 by cofactors when clearly regular (|det| > 1e-6 scale^3), else Gauss-Jordan decides. */
+static bool invert3(const double* M, double* inv)
+{
+	double scale = 0.0;
+	for (int i = 0; i < 9; ++i) {
+		double v = fabs(M[i]);
+		if (v > scale) scale = v;
+	}
+	double c0 = M[4] * M[8] - M[5] * M[7], c1 = M[5] * M[6] - M[3] * M[8], c2 = M[3] * M[7] - M[4] * M[6];
+	double det = M[0] * c0 + M[1] * c1 + M[2] * c2;
+	if (!(fabs(det) > 1e-6 * scale * scale * scale)) return invert_n(M, 3, inv);
+	double id = 1.0 / det;
+	inv[0] = c0 * id;
+	inv[1] = (M[2] * M[7] - M[1] * M[8]) * id;
+	inv[2] = (M[1] * M[5] - M[2] * M[4]) * id;
+	inv[3] = c1 * id;
+	inv[4] = (M[0] * M[8] - M[2] * M[6]) * id;
+	inv[5] = (M[2] * M[3] - M[0] * M[5]) * id;
+	inv[6] = c2 * id;
+	inv[7] = (M[1] * M[6] - M[0] * M[7]) * id;
+	inv[8] = (M[0] * M[4] - M[1] * M[3]) * id;
+	return true;
+}
+
+static bool invert(const double* M, int n, double* inv)
+{
+	if (n == 3) return invert3(M, inv);
+	if (n == 6) return invert_n(M, 6, inv);
+	return invert_n(M, n, inv);
+}
+
+/* C (n x m) = A (n x k) B (k x m), or C -= A B with sub. The common block sizes (3 for ball
+ * joints, 6 for bodies) get their own unrolled copies. */
+static inline __attribute__((always_inline)) void mat_mul_n(const double* A, const double* B, double* C, int n, int k,
+                                                            int m, bool sub)
+{
+	for (int i = 0; i < n; ++i)
+		for (int q = 0; q < m; ++q) {
+			double s = 0.0;
+			for (int l = 0; l < k; ++l) s += A[i * k + l] * B[l * m + q];
+			C[i * m + q] = sub ? C[i * m + q] - s : s;
+		}
+}
+
+static inline __attribute__((always_inline)) void mat_mul(const double* A, const double* B, double* C, int n, int k,
+                                                          int m, bool sub)
+{
+#define IB_MM_CASE(N, K, M)                                                                                        \
+	if (n == N && k == K && m == M) {                                                                              \
+		if (sub)                                                                                                   \
+			mat_mul_n(A, B, C, N, K, M, true);                                                                     \
+		else                                                                                                       \
+			mat_mul_n(A, B, C, N, K, M, false);                                                                    \
+		return;                                                                                                    \
+	}
+	IB_MM_CASE(3, 6, 3)
+	IB_MM_CASE(3, 3, 3)
+	IB_MM_CASE(3, 3, 6)
+	IB_MM_CASE(6, 3, 6)
+	IB_MM_CASE(6, 6, 3)
+	IB_MM_CASE(3, 6, 6)
+	IB_MM_CASE(6, 3, 3)
+#undef IB_MM_CASE
+	mat_mul_n(A, B, C, n, k, m, sub);
+}
+
+/* y (n) = A (n x m) x (m); y -= A x with sub. */
+static inline __attribute__((always_inline)) void mat_vec_n(const double* A, const double* x, double* y, int n, int m,
+                                                            bool sub)
+{
+	for (int i = 0; i < n; ++i) {
+		double s = 0.0;
+		for (int l = 0; l < m; ++l) s += A[i * m + l] * x[l];
+		y[i] = sub ? y[i] - s : s;
+	}
+}
+
+static inline __attribute__((always_inline)) void mat_vec(const double* A, const double* x, double* y, int n, int m,
+                                                          bool sub)
+{
+	if (n == 3 && m == 3)
+		sub ? mat_vec_n(A, x, y, 3, 3, true) : mat_vec_n(A, x, y, 3, 3, false);
+	else if (n == 6 && m == 3)
+		sub ? mat_vec_n(A, x, y, 6, 3, true) : mat_vec_n(A, x, y, 6, 3, false);
+	else if (n == 3 && m == 6)
+		sub ? mat_vec_n(A, x, y, 3, 6, true) : mat_vec_n(A, x, y, 3, 6, false);
+	else if (n == 6 && m == 6)
+		sub ? mat_vec_n(A, x, y, 6, 6, true) : mat_vec_n(A, x, y, 6, 6, false);
+	else
+		mat_vec_n(A, x, y, n, m, sub);
+}
+
+/* Side (0/1) of joint node jn at which body node bn sits. */
+static int side_of(const TreeNode* jn, int32_t bn) { return jn->side[0] == bn ? 0 : 1; }
+
+/* A [r]x and [r]x A without the zero products of a general 3x3 product. */
+static inline ibMat3 mul_skew_right(ibMat3 A, ibVec3 r)
+{
+	ibMat3 C;
+	for (int i = 0; i < 3; ++i) {
+		C.m[i][0] = A.m[i][1] * r.z - A.m[i][2] * r.y;
+		C.m[i][1] = A.m[i][2] * r.x - A.m[i][0] * r.z;
+		C.m[i][2] = A.m[i][0] * r.y - A.m[i][1] * r.x;
+	}
+	return C;
+}
+
+static inline ibMat3 mul_skew_left(ibVec3 r, ibMat3 A)
+{
+	ibMat3 C;
+	for (int j = 0; j < 3; ++j) {
+		C.m[0][j] = r.y * A.m[2][j] - r.z * A.m[1][j];
+		C.m[1][j] = r.z * A.m[0][j] - r.x * A.m[2][j];
+		C.m[2][j] = r.x * A.m[1][j] - r.y * A.m[0][j];
+	}
+	return C;
+}
+
 /* Assemble and factor at the current time instant (basics must be prepared). */
 static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 {
@@ -283,7 +450,7 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 	/* diagonal blocks start as H_ii (kept in Dinv until inverted); children are subtracted below */
 	for (int32_t ni = 0; ni < t->nodeCount; ++ni) {
 		TreeNode* n = &t->nodes[ni];
-		if (n->joint >= 0) n->dim = joint_rows(st, &st->joints[n->joint], velocityOnlyToo);
+		if (n->contracted) continue;
 		memcpy(n->Dinv, zero36, sizeof zero36);
 		if (n->body >= 0) {
 			const ibBody* b = &w->bodies[n->body];
@@ -294,32 +461,110 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 			}
 		}
 	}
-	/* off-diagonal blocks. Rows of a joint: the response of its (predicted) error to body velocity
+	/* closed forms for trees of ball joints only (the mixed case would need both representations) */
+	bool allBall = true;
+	for (int32_t ni = 0; ni < t->nodeCount && allBall; ++ni) {
+		const TreeNode* n = &t->nodes[ni];
+		if (n->joint < 0) continue;
+		const ibJoint* j = &st->joints[n->joint];
+		const ibBasic* c0 = &st->basics[j->basic[0]];
+		allBall = j->basicCount == 1 && c0->type == &ib_basic_ball && !c0->haveDEdu;
+	}
+	/* joint rows per side. Rows of a joint: the response of its (predicted) error to body velocity
 	 * changes, G' (lever arms raResp/rbResp); columns: where its impulses act, G^T (points at t0).
-	 * In the velocity correction G' = G and the system is the symmetric one of §3.3.2. */
+	 * In the velocity correction G' = G and the system is the symmetric one of §3.3.2. A contracted
+	 * side adds -G' Mass^-1 G^T to the joint's diagonal block. */
 	for (int32_t ni = 0; ni < t->nodeCount; ++ni) {
 		TreeNode* n = &t->nodes[ni];
-		if (n->parent < 0) continue;
+		if (n->joint < 0) continue;
+		const ibJoint* j = &st->joints[n->joint];
+		int32_t bodies[2] = {j->def.bodyA.index1 - 1, j->def.bodyB.index1 - 1};
+		n->dim = joint_rows(st, j, velocityOnlyToo);
+		int rows = n->dim;
+		const ibBasic* c0 = &st->basics[j->basic[0]];
+		n->ball = allBall;
+		for (int sd = 0; sd < 2; ++sd) {
+			if (n->side[sd] < 0) continue;
+			if (n->ball && t->nodes[n->side[sd]].contracted) { /* closed form of the generic path below */
+				const ibBody* b = &w->bodies[bodies[sd]];
+				bool first = bodies[sd] == c0->b1;
+				n->sg[sd] = first ? 1.0 : -1.0;
+				n->invMass[sd] = b->invMass;
+				n->A[sd] = mul_skew_right(b->invInertiaW, ibSub(first ? c0->a : c0->b, b->st.s));
+				n->rr[sd] = first ? c0->raResp : c0->rbResp;
+				ibMat3 K = mul_skew_left(n->rr[sd], n->A[sd]); /* D -= E/m - [r']x A */
+				for (int i = 0; i < 3; ++i) {
+					for (int k = 0; k < 3; ++k) n->Dinv[i * 3 + k] += K.m[i][k];
+					n->Dinv[i * 3 + i] -= b->invMass;
+				}
+				continue;
+			}
+			int row = 0;
+			for (int k = 0; k < j->basicCount; ++k) {
+				const ibBasic* c = &st->basics[j->basic[k]];
+				if (c->type->velocityOnly && !velocityOnlyToo) continue;
+				for (int r = 0; r < c->rows; ++r, ++row) {
+					jacobian_row(w, c, r, bodies[sd], false, &n->G[sd][row * 6]);
+					jacobian_row(w, c, r, bodies[sd], true, &n->Gr[sd][row * 6]);
+				}
+			}
+			if (!t->nodes[n->side[sd]].contracted) continue;
+			const ibBody* b = &w->bodies[bodies[sd]];
+			double* Y = n->Y[sd];
+			for (int r = 0; r < rows; ++r) {
+				const double* g = &n->G[sd][r * 6];
+				ibVec3 wa = ibMat3_MulV(b->invInertiaW, ibV3(g[3], g[4], g[5]));
+				Y[0 * rows + r] = b->invMass * g[0];
+				Y[1 * rows + r] = b->invMass * g[1];
+				Y[2 * rows + r] = b->invMass * g[2];
+				Y[3 * rows + r] = wa.x;
+				Y[4 * rows + r] = wa.y;
+				Y[5 * rows + r] = wa.z;
+			}
+			mat_mul(n->Gr[sd], Y, n->Dinv, rows, 6, rows, true);
+		}
+	}
+	/* off-diagonal blocks: joint-body edges directly, joint-joint edges through a contracted body */
+	for (int32_t ni = 0; ni < t->nodeCount; ++ni) {
+		TreeNode* n = &t->nodes[ni];
+		if (n->parent < 0 || n->contracted) continue;
 		TreeNode* p = &t->nodes[n->parent];
+		if (n->joint >= 0 && n->via >= 0 && n->ball && p->ball) { /* closed form: -sg sg' (E/m - [r']x A) */
+			int sn = side_of(n, n->via), sp = side_of(p, n->via);
+			double f = -n->sg[sn] * p->sg[sp], im = n->invMass[sn];
+			ibMat3 Ku = mul_skew_left(n->rr[sn], p->A[sp]);
+			ibMat3 Kd = mul_skew_left(p->rr[sp], n->A[sn]);
+			for (int i = 0; i < 3; ++i)
+				for (int k = 0; k < 3; ++k) {
+					n->Au[i * 3 + k] = f * ((i == k ? im : 0.0) - Ku.m[i][k]);
+					n->Ad[i * 3 + k] = f * ((i == k ? im : 0.0) - Kd.m[i][k]);
+				}
+			continue;
+		}
+		if (n->joint >= 0 && n->via >= 0) { /* joint - contracted body - joint */
+			int sn = side_of(n, n->via), sp = side_of(p, n->via);
+			mat_mul(n->Gr[sn], p->Y[sp], n->Au, n->dim, 6, p->dim, false);
+			mat_mul(p->Gr[sp], n->Y[sn], n->Ad, p->dim, 6, n->dim, false);
+			for (int i = 0; i < n->dim * p->dim; ++i) {
+				n->Au[i] = -n->Au[i];
+				n->Ad[i] = -n->Ad[i];
+			}
+			continue;
+		}
 		const TreeNode* jn = n->joint >= 0 ? n : p;
-		int32_t bodyIdx = n->joint >= 0 ? p->body : n->body;
-		const ibJoint* j = &st->joints[jn->joint];
-		int rows = jn->dim, row = 0;
-		for (int k = 0; k < j->basicCount; ++k) {
-			const ibBasic* c = &st->basics[j->basic[k]];
-			if (c->type->velocityOnly && !velocityOnlyToo) continue;
-			for (int r = 0; r < c->rows; ++r, ++row) {
-				double G[6], Gr[6];
-				jacobian_row(w, c, r, bodyIdx, false, G);
-				jacobian_row(w, c, r, bodyIdx, true, Gr);
-				for (int q = 0; q < 6; ++q) {
-					if (n->joint >= 0) { /* node = joint (rows), parent = body (6) */
-						n->Au[row * 6 + q] = Gr[q];
-						n->Ad[q * rows + row] = G[q];
-					} else { /* node = body (6), parent = joint (rows) */
-						n->Au[q * rows + row] = G[q];
-						n->Ad[row * 6 + q] = Gr[q];
-					}
+		int32_t bodyNode = n->joint >= 0 ? n->parent : ni;
+		int sd = side_of(jn, bodyNode);
+		int rows = jn->dim;
+		for (int row = 0; row < rows; ++row) {
+			const double* G = &jn->G[sd][row * 6];
+			const double* Gr = &jn->Gr[sd][row * 6];
+			for (int q = 0; q < 6; ++q) {
+				if (n->joint >= 0) { /* node = joint (rows), parent = body (6) */
+					n->Au[row * 6 + q] = Gr[q];
+					n->Ad[q * rows + row] = G[q];
+				} else { /* node = body (6), parent = joint (rows) */
+					n->Au[q * rows + row] = G[q];
+					n->Ad[row * 6 + q] = Gr[q];
 				}
 			}
 		}
@@ -328,7 +573,7 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 	for (int32_t oi = 0; oi < t->nodeCount; ++oi) {
 		TreeNode* n = &t->nodes[t->order[oi]];
 		int d = n->dim;
-		if (d == 0) continue;
+		if (d == 0 || n->contracted) continue;
 		memcpy(D, n->Dinv, sizeof(double) * (size_t)(d * d));
 		if (!invert(D, d, n->Dinv)) return false;
 		if (n->parent < 0) continue;
@@ -336,18 +581,8 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 		int pd = p->dim;
 		/* T = Dinv Au (d x pd); D_parent -= Ad T */
 		double T[36];
-		for (int i = 0; i < d; ++i)
-			for (int k = 0; k < pd; ++k) {
-				double s = 0.0;
-				for (int l = 0; l < d; ++l) s += n->Dinv[i * d + l] * n->Au[l * pd + k];
-				T[i * pd + k] = s;
-			}
-		for (int i = 0; i < pd; ++i)
-			for (int k = 0; k < pd; ++k) {
-				double s = 0.0;
-				for (int l = 0; l < d; ++l) s += n->Ad[i * d + l] * T[l * pd + k];
-				p->Dinv[i * pd + k] -= s;
-			}
+		mat_mul(n->Dinv, n->Au, T, d, d, pd, false);
+		mat_mul(n->Ad, T, p->Dinv, pd, d, pd, true);
 	}
 	t->includeVelocityOnly = velocityOnlyToo;
 	t->factorEpoch = w->poseEpoch;
@@ -369,40 +604,52 @@ static void solve_and_apply(ibWorld* w, LgsTree* t)
 {
 	for (int32_t oi = 0; oi < t->nodeCount; ++oi) {
 		TreeNode* n = &t->nodes[t->order[oi]];
+		if (n->contracted) continue;
 		int d = n->dim;
-		for (int i = 0; i < d; ++i) {
-			double s = 0.0;
-			for (int l = 0; l < d; ++l) s += n->Dinv[i * d + l] * n->b[l];
-			n->z[i] = s;
-		}
+		mat_vec(n->Dinv, n->b, n->z, d, d, false);
 		if (n->parent < 0) continue;
 		TreeNode* p = &t->nodes[n->parent];
-		for (int k = 0; k < p->dim; ++k) {
-			double s = 0.0;
-			for (int l = 0; l < d; ++l) s += n->Ad[k * d + l] * n->z[l];
-			p->b[k] -= s;
-		}
+		mat_vec(n->Ad, n->z, p->b, p->dim, d, true);
 	}
 	for (int32_t oi = t->nodeCount - 1; oi >= 0; --oi) {
 		TreeNode* n = &t->nodes[t->order[oi]];
+		if (n->contracted) continue;
 		int d = n->dim;
 		if (n->parent < 0) {
 			memcpy(n->x, n->z, sizeof(double) * (size_t)d);
 		} else {
 			const TreeNode* p = &t->nodes[n->parent];
 			double Ax[6];
-			for (int i = 0; i < d; ++i) {
-				double s = 0.0;
-				for (int k = 0; k < p->dim; ++k) s += n->Au[i * p->dim + k] * p->x[k];
-				Ax[i] = s;
-			}
-			for (int i = 0; i < d; ++i) {
-				double s = 0.0;
-				for (int l = 0; l < d; ++l) s += n->Dinv[i * d + l] * Ax[l];
-				n->x[i] = n->z[i] - s;
-			}
+			mat_vec(n->Au, p->x, Ax, d, p->dim, false);
+			memcpy(n->x, n->z, sizeof(double) * (size_t)d);
+			mat_vec(n->Dinv, Ax, n->x, d, d, true);
 		}
 		if (n->body >= 0) scale_body_change(w, n, 1.0);
+	}
+	/* contracted bodies: dv = -Mass^-1 sum_j G_j^T mu_j over their (one or two) joints */
+	for (int32_t ni = 0; ni < t->nodeCount; ++ni) {
+		TreeNode* n = &t->nodes[ni];
+		if (!n->contracted) continue;
+		for (int q = 0; q < 6; ++q) n->x[q] = 0.0;
+		for (int a = 0; a < 2; ++a) {
+			if (n->adj[a] < 0) continue;
+			const TreeNode* jn = &t->nodes[n->adj[a]];
+			int sd = side_of(jn, ni);
+			if (jn->ball) { /* dv -= sg (x/m; A x) */
+				ibVec3 x = ibV3(jn->x[0], jn->x[1], jn->x[2]);
+				ibVec3 ax = ibMat3_MulV(jn->A[sd], x);
+				double f = jn->sg[sd] * jn->invMass[sd];
+				n->x[0] -= f * x.x;
+				n->x[1] -= f * x.y;
+				n->x[2] -= f * x.z;
+				n->x[3] -= jn->sg[sd] * ax.x;
+				n->x[4] -= jn->sg[sd] * ax.y;
+				n->x[5] -= jn->sg[sd] * ax.z;
+				continue;
+			}
+			mat_vec(jn->Y[side_of(jn, ni)], jn->x, n->x, 6, jn->dim, true);
+		}
+		scale_body_change(w, n, 1.0);
 	}
 }
 
@@ -495,6 +742,7 @@ static void sweep_cut(ibWorld* w, ibJointStore* st, double h, bool velocity)
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
 		if (!c->cut) continue;
+		ib_solver_prepare(w, c); /* Minv at this instant */
 		if (velocity) {
 			ibVec3 du = ib_solver_velocity_error(w, c);
 			if (ib_solver_projected_norm(c, du) > s->velocityTolerance) ib_solver_apply(w, c, ib_solver_impulse(c, du));
@@ -514,7 +762,7 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 	const ibSolverSettings* s = &w->solver;
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		st->basics[k].iterations = 0;
-		ib_solver_prepare(w, &st->basics[k]);
+		ib_solver_prepare_points(w, &st->basics[k]); /* the cut joints' Minv: sweep_cut */
 	}
 	int it = 0;
 	/* one factorisation per step (§3.3.2.1): the velocity correction's matrix at t0+h of the previous
@@ -528,6 +776,7 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 		if (it > 0 && !t->hasCut && err > 0.1 * prevErr) needFactor = true;
 		if (!t->hasCut && err >= 0.5 * prevErr && ++stalls >= 3) break; /* no progress: finish iteratively */
 		prevErr = err;
+		bool fresh = needFactor && it > 0;
 		if (needFactor) {
 			set_predicted_levers(w, st, h);
 			/* the exact response through the integrator only pays when bodies may turn far per step;
@@ -549,6 +798,11 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 			continue;
 		}
 		err = ib_solver_predicted_errors(w, st, h);
+		/* a Newton step with the matrix rebuilt at the predicted configuration made things worse:
+		 * no solution near this state (docs/joints.md: the tension impulse turns the links; its
+		 * gain 6 h^2 T / (m l) exceeds 1 at the top of the 100-chain at 60 Hz). If the step can be
+		 * redone as halves, give up now instead of backing off and stalling (same results). */
+		if (fresh && w->canSubdivide && err > prevErr) break;
 		/* damped Newton: if the full step made things worse, back off along the same direction */
 		double f = 1.0;
 		for (int half = 0; half < 8 && err > prevErr; ++half) {
@@ -578,7 +832,7 @@ ibResult ib_lgs_velocity_correction(ibWorld* w, double h)
 	LgsTree* t = tree_of(w, false);
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
-		ib_solver_prepare(w, c);
+		ib_solver_prepare_points(w, c);
 		c->raResp = ibSub(c->a, w->bodies[c->b1].st.s);
 		c->rbResp = ibSub(c->b, w->bodies[c->b2].st.s);
 	}

@@ -124,7 +124,7 @@ bool ib_joints_velocity_inconsistent(ibWorld* w)
 	if (!st || !ib_joints_rebuild_basics(w) || st->basicCount == 0) return false;
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
-		ib_solver_prepare(w, c);
+		ib_solver_prepare_points(w, c);
 		if (ib_solver_projected_norm(c, ib_solver_velocity_error(w, c)) > w->solver.velocityTolerance) return true;
 	}
 	return false;
