@@ -69,6 +69,17 @@ static ibShapeSlot empty_slot(void)
 
 static bool aabb_finite(ibAABB a) { return ibVec3_IsFinite(a.lo) && ibVec3_IsFinite(a.hi); }
 
+/* The pose (p, R) within IB_COHERENCE_DRIFT of the slot's reference pose: every point of the shape
+ * (within radius of the position) moved by at most |dp| + radius |dR| <= the L1 sums below. */
+static bool within_drift(const ibShapeSlot* sl, ibVec3 p, const ibMat3* R)
+{
+	double dp = fabs(p.x - sl->refPos.x) + fabs(p.y - sl->refPos.y) + fabs(p.z - sl->refPos.z);
+	double dr = 0.0;
+	for (int i = 0; i < 3; ++i)
+		for (int j = 0; j < 3; ++j) dr += fabs(R->m[i][j] - sl->refR.m[i][j]);
+	return dp + sl->radius * dr <= IB_COHERENCE_DRIFT * (1.0 + sl->radius);
+}
+
 /* Drop the broadphase (new method): proxies and pair entries are rebuilt at the next sync. */
 static void reset_broadphase(ibWorld* w, ibCollisionWorld* cw)
 {
@@ -166,10 +177,20 @@ ibResult ib_collision_sync(ibWorld* w)
 		bool same = sl->proxy != IB_BP_NULL && sl->poseValid && !remargin && p.x == sl->pos.x && p.y == sl->pos.y &&
 		            p.z == sl->pos.z && q.w == sl->rot.w && q.x == sl->rot.x && q.y == sl->rot.y && q.z == sl->rot.z;
 		if (!same) {
+			/* a reference pose to measure the drift from: the shape had a valid convex view at the same
+			 * tolerance */
+			bool hadRef = sl->proxy != IB_BP_NULL && sl->poseValid && sl->convexValid && !remargin;
 			sl->poseStamp = clock;
 			sl->convexValid = ib_shape_convex_at(s, p, q, &sl->convex);
 			ibAABB box = sl->convexValid ? ib_convex_aabb(&sl->convex) : ib_shape_world_aabb(b, s);
 			if (aabb_finite(box)) {
+				if (!(hadRef && sl->convexValid && within_drift(sl, p, &sl->convex.R))) {
+					sl->driftStamp = clock;
+					sl->refPos = p;
+					sl->refR = sl->convex.R;
+					ibVec3 c = ibScale(0.5, ibAdd(box.lo, box.hi));
+					sl->radius = ibDistance(p, c) + 0.5 * ibDistance(box.hi, box.lo);
+				}
 				box = ib_aabb_fatten(box, margin);
 				if (sl->proxy == IB_BP_NULL) {
 					sl->proxy = ib_broadphase_add_proxy(bp, box, to_bp_filter(s->filter), !ib_is_dynamic(b), i);
@@ -186,6 +207,7 @@ ibResult ib_collision_sync(ibWorld* w)
 			} else {
 				sl->poseValid = false; /* non-finite pose: keep the last box */
 				sl->convexValid = false;
+				sl->driftStamp = clock;
 			}
 		}
 		if (sl->proxy != IB_BP_NULL) ib_broadphase_set_filter(bp, sl->proxy, to_bp_filter(s->filter));
@@ -238,7 +260,7 @@ ibResult ib_collision_detect(ibWorld* w)
 		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
 	const ibPairEntry* old = cw->entries[cw->cur];
 	ibPairEntry* out = cw->entries[nxt];
-	int32_t io = 0, oldCount = cw->entryCount, candidates = 0, reused = 0;
+	int32_t io = 0, oldCount = cw->entryCount, candidates = 0, reused = 0, driftReused = 0;
 	/* the last contact set becomes the previous one: pairs whose shapes did not move copy from it */
 	ibContactPair* swap = cw->contactsPrev;
 	int32_t swapCap = cw->contactPrevCapacity;
@@ -285,11 +307,12 @@ ibResult ib_collision_detect(ibWorld* w)
 			++candidates;
 			const ibShapeSlot *la = &cw->slots[sa], *lb = &cw->slots[sb];
 			int32_t first = cw->contactCount;
-			/* temporal coherence: both poses bit-identical since the pair's manifolds were computed
-			 * (and the tolerance unchanged, which would have restamped every slot) give the same
-			 * manifolds, so they are copied from the last contact set */
+			/* temporal coherence: both shapes within IB_COHERENCE_DRIFT of the reference poses they had
+			 * when the pair's manifolds were computed (bit-identical poses among them; the tolerance
+			 * unchanged, which would have restamped every slot) give the same manifolds to twice that
+			 * bound, so they are copied from the last contact set */
 			bool reuse = wasReusable && e.contactDetection + 1 == detection && la->poseValid && lb->poseValid &&
-			             la->poseStamp <= e.stamp && lb->poseStamp <= e.stamp &&
+			             la->driftStamp <= e.stamp && lb->driftStamp <= e.stamp &&
 			             e.contactFirst + e.contactCount <= cw->contactPrevCount;
 			if (!ib_grow(w, (void**)&cw->contacts, &cw->contactCapacity, cw->contactCount + IB_PAIR_MANIFOLDS,
 			             sizeof(ibContactPair))) {
@@ -300,6 +323,7 @@ ibResult ib_collision_detect(ibWorld* w)
 				cw->contactCount += e.contactCount;
 				touching = e.touching;
 				++reused;
+				driftReused += !(la->poseStamp <= e.stamp && lb->poseStamp <= e.stamp);
 				e.reusable = true;
 			} else {
 				ibManifold m[IB_PAIR_MANIFOLDS];
@@ -332,6 +356,7 @@ ibResult ib_collision_detect(ibWorld* w)
 	cw->entryCount = n;
 	cw->stats.pairCount = candidates;
 	cw->reusedPairs = reused;
+	cw->driftReusedPairs = driftReused;
 	cw->stats.contactCount = cw->contactCount;
 	if (oom) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
 	return IB_OK;

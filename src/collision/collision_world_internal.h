@@ -18,7 +18,22 @@ typedef struct ibShapeSlot {
 	uint64_t poseStamp;
 	bool convexValid;
 	ibConvex convex;
+	/* drift-tolerant coherence (see IB_COHERENCE_DRIFT): the reference pose (position, rotation
+	 * matrix) and the sync clock value when it was set; poses within the drift bound of it keep the
+	 * stamp, so pairs computed since then are still valid to that bound. radius bounds the distance
+	 * of the shape's points from refPos. Convex shapes only; others restamp at every pose change. */
+	uint64_t driftStamp;
+	ibVec3 refPos;
+	ibMat3 refR;
+	double radius;
 } ibShapeSlot;
+
+/* Bound of the pose change (relative to 1 + the shape's radius) under which a shape counts as
+ * unmoved for the manifold cache: a pair whose two shapes stayed within it of their reference
+ * poses since its manifolds were computed gets them copied (off by at most twice the bound from a
+ * recomputation, far below the lifts' own 1e-8 x size): a settled body that moves by rounding
+ * (a solver residual, a renormalised or negated quaternion) needs no narrowphase. */
+#define IB_COHERENCE_DRIFT 1e-10
 
 /* Persistent data of one broadphase pair, kept sorted by key (the broadphase's pair order). */
 typedef struct ibPairEntry {
@@ -61,6 +76,7 @@ typedef struct ibCollisionWorld {
 	int32_t contactPrevCount, contactPrevCapacity;
 	uint64_t clock; /* incremented by every sync (pose stamps of the slots) */
 	int32_t reusedPairs; /* candidate pairs of the last detection whose manifolds were copied */
+	int32_t driftReusedPairs; /* those of them whose poses were not bit-identical (drift coherence) */
 	uint64_t detections; /* number of ib_collision_detect runs that produced a contact set */
 
 	ibPairKeySet jointPairs; /* body pairs joined by a joint without collideConnected (rebuilt per sync) */
