@@ -147,8 +147,8 @@ void ib_segment_closest_params(ibVec3 p0, ibVec3 p1, ibVec3 q0, ibVec3 q1, doubl
 			} else {
 				/* parallel: middle of the overlap of [0,1] with Q's parameter interval on P */
 				double s0 = -c / a, s1 = (b - c) / a;
-				double lo = fmax(0.0, fmin(s0, s1)), hi = fmin(1.0, fmax(s0, s1));
-				s = lo <= hi ? 0.5 * (lo + hi) : (fmax(s0, s1) < 0.0 ? 0.0 : 1.0);
+				double lo = ib_fmax(0.0, ib_fmin(s0, s1)), hi = ib_fmin(1.0, ib_fmax(s0, s1));
+				s = lo <= hi ? 0.5 * (lo + hi) : (ib_fmax(s0, s1) < 0.0 ? 0.0 : 1.0);
 			}
 			t = (b * s + f) / e;
 			if (t < 0.0) {

@@ -314,7 +314,8 @@ ibResult ib_collision_detect(ibWorld* w)
 			bool reuse = wasReusable && e.contactDetection + 1 == detection && la->poseValid && lb->poseValid &&
 			             la->driftStamp <= e.stamp && lb->driftStamp <= e.stamp &&
 			             e.contactFirst + e.contactCount <= cw->contactPrevCount;
-			if (!ib_grow(w, (void**)&cw->contacts, &cw->contactCapacity, cw->contactCount + IB_PAIR_MANIFOLDS,
+			if (cw->contactCount + IB_PAIR_MANIFOLDS > cw->contactCapacity &&
+			    !ib_grow(w, (void**)&cw->contacts, &cw->contactCapacity, cw->contactCount + IB_PAIR_MANIFOLDS,
 			             sizeof(ibContactPair))) {
 				oom = true;
 			} else if (reuse) {
@@ -325,6 +326,18 @@ ibResult ib_collision_detect(ibWorld* w)
 				++reused;
 				driftReused += !(la->poseStamp <= e.stamp && lb->poseStamp <= e.stamp);
 				e.reusable = true;
+			} else if (la->poseValid && lb->poseValid && la->convexValid && lb->convexValid) {
+				/* two convex views (the common case): the manifold goes straight into the contact set
+				 * (ib_shape_pair_collide_views' convex-convex case) */
+				ibContactPair* cp = &cw->contacts[first];
+				int np = ib_manifold_build(&la->convex, &lb->convex, tol, &e.cache.gjk, &cp->manifold);
+				if (np > 0) {
+					cp->shapeA = sa, cp->shapeB = sb, cp->bodyA = pa->body, cp->bodyB = pb->body;
+					++cw->contactCount;
+				}
+				touching = np > 0;
+				e.reusable = true;
+				e.stamp = cw->clock;
 			} else {
 				ibManifold m[IB_PAIR_MANIFOLDS];
 				const ibBody *ba = &w->bodies[pa->body], *bb = &w->bodies[pb->body];
