@@ -117,6 +117,8 @@ typedef struct ibGjkCache {
 	int tag;   /* 0: empty; else identifies (type A, type B, cores) */
 	int count; /* 0..4 */
 	ibVec3 dir[4];
+	int satAxis; /* box pairs: 1 + the separating axis (ib_collide_box_box_sat_cached) that last put them
+	              * farther apart than the tolerance; 0: none */
 } ibGjkCache;
 
 /* A simplex of the Minkowski difference A - B: w[i] = a[i] - b[i], a/b world support points of A
@@ -178,6 +180,11 @@ typedef struct ibBoxSat {
 	bool edgeOk;            /* the edge axis is within rounding of the face axis or better */
 } ibBoxSat;
 int ib_box_box_sat_search(const ibConvex* a, const ibConvex* b, double tolerance, ibBoxSat* st);
+/* ib_collide_box_box_sat_tol with temporal coherence: *axis (1 + axis index, 0: none) is the axis that
+ * separated the pair beyond the tolerance last time; it is tested first (the same arithmetic as the
+ * search, so the same outcome), and updated when the search finds another. */
+int ib_collide_box_box_sat_cached(const ibConvex* a, const ibConvex* b, double tolerance, int* axis,
+                                  ibConvexDistance* out);
 void ib_box_box_sat_witness(const ibConvex* a, const ibConvex* b, const ibBoxSat* st, ibConvexDistance* out);
 
 /* Distance or penetration between two convex shapes: exact special case when one exists, else

@@ -195,7 +195,7 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
 	if (a->type == IB_CONVEX_BOX && b->type == IB_CONVEX_BOX) {
 		/* SAT first: most broadphase pairs of boxes are apart by more than the tolerance along an axis,
 		 * and those need no GJK */
-		int sat = ib_collide_box_box_sat_tol(a, b, ib_fmax(tolerance, 0.0), &q);
+		int sat = ib_collide_box_box_sat_cached(a, b, ib_fmax(tolerance, 0.0), cache ? &cache->satAxis : NULL, &q);
 		if (sat < 0) return 0;
 		if (sat == 0) q = ib_convex_query_gjk(a, b, true, cache);
 		box_face_normal(a, b, ib_fmax(tolerance, 0.0), &q);
