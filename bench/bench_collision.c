@@ -4,7 +4,7 @@
  * dSpaceCollide/dCollide; the wall time of the detection call is measured per frame, the pair sets are checked
  * against an exact separating-axis reference and against each other.
  * Usage: bench_collision [--cubes=N] [--repeats=N] [--settled-frames=N] [--no-peers] [--trace] [--flip-quats]
- *                        [--drift=X] (see bench/README.md) */
+ *                        [--drift=X] [--only=ENGINE] (see bench/README.md) */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -311,6 +311,7 @@ int main(int argc, char** argv)
 {
 	int cubes = 1000, repeats = 3, settledFrames = 60, peers = 1, trace = 0, flipQuats = 0;
 	double drift = 0.0;
+	const char* only = NULL; /* --only=ENGINE: ibdyn and that peer only (e.g. for callgrind) */
 	for (int i = 1; i < argc; ++i) {
 		const char* next = i + 1 < argc ? argv[i + 1] : NULL;
 		int used = 0, r;
@@ -328,6 +329,8 @@ int main(int argc, char** argv)
 			trace = 1;
 		} else if (strcmp(argv[i], "--flip-quats") == 0) {
 			flipQuats = 1;
+		} else if (strncmp(argv[i], "--only=", 7) == 0) {
+			only = argv[i] + 7;
 		} else if ((r = parse_double(argv[i], "--drift", &drift)) != 0) {
 			if (r < 0) {
 				fprintf(stderr, "bench_collision: bad value in %s (0 <= X <= 1)\n", argv[i]);
@@ -335,7 +338,7 @@ int main(int argc, char** argv)
 			}
 		} else {
 			fprintf(stderr, "usage: bench_collision [--cubes=N] [--repeats=N] [--settled-frames=N] [--no-peers] "
-			                "[--trace] [--flip-quats] [--drift=X]\n");
+			                "[--trace] [--flip-quats] [--drift=X] [--only=ENGINE]\n");
 			return 2;
 		}
 	}
@@ -401,6 +404,10 @@ int main(int argc, char** argv)
 	}
 	int failed = 0;
 	for (int k = 0; k < nEngines; ++k) {
+		if (k > 0 && only && strcmp(cols[k].name, only) != 0) {
+			cols[k].destroy(cols[k].impl);
+			continue;
+		}
 		if (run_engine(&cols[k], &s, &fr, repeats, k == 0, &runs[k])) failed = 1;
 		cols[k].destroy(cols[k].impl);
 	}

@@ -289,7 +289,7 @@ static void test_drift_reuse_equals_recomputation(void** st)
 		const ibShapeSlot* sl = &cw->slots[shapeIndex[i]];
 		if (i % 3 == 0) {
 			assert_true(sl->driftStamp > before);
-			assert_true(ibDistance(sl->refPos, pos[i]) == 0.0);
+			assert_true(ibDistance(sl->convex.position, pos[i]) == 0.0);
 		} else {
 			assert_true(sl->driftStamp <= before);
 		}
@@ -298,7 +298,7 @@ static void test_drift_reuse_equals_recomputation(void** st)
 	assert_true(cw->reusedPairs > 0);
 	/* a slow random walk of one body: reused while within the bound of its reference, restamped when beyond */
 	int b0 = 1, restamped = 0, reusedSteps = 0;
-	ibVec3 ref = cw->slots[shapeIndex[b0]].refPos;
+	ibVec3 ref = cw->slots[shapeIndex[b0]].convex.position;
 	for (int step = 0; step < 60; ++step) {
 		pos[b0] = ibAdd(pos[b0], ibV3(1e-11, 0.0, 0.0));
 		assert_int_equal(ibBody_SetTransform(bodies[b0], pos[b0], rot[b0]), IB_OK);
@@ -311,7 +311,7 @@ static void test_drift_reuse_equals_recomputation(void** st)
 		if (sl->driftStamp > c0) {
 			++restamped;
 			assert_true(off > IB_COHERENCE_DRIFT * (1.0 + sl->radius) - 1e-12);
-			ref = sl->refPos;
+			ref = sl->convex.position;
 		} else {
 			++reusedSteps;
 			assert_true(off <= IB_COHERENCE_DRIFT * (1.0 + sl->radius) + 1e-12);

@@ -18,21 +18,19 @@ typedef struct ibShapeSlot {
 	uint64_t poseStamp;
 	bool convexValid;
 	ibConvex convex;
-	/* drift-tolerant coherence (see IB_COHERENCE_DRIFT): the reference pose (position, rotation
-	 * matrix) and the sync clock value when it was set; poses within the drift bound of it keep the
-	 * stamp, so pairs computed since then are still valid to that bound. radius bounds the distance
-	 * of the shape's points from refPos. Convex shapes only; others restamp at every pose change. */
+	/* drift-tolerant coherence (IB_COHERENCE_DRIFT): the sync clock value when the convex view (and
+	 * the box) was last made; a convex shape whose pose stays within the drift bound of the view's
+	 * keeps it (poseStamp moves, driftStamp does not). radius bounds the distance of the shape's
+	 * points from its position. */
 	uint64_t driftStamp;
-	ibVec3 refPos;
-	ibMat3 refR;
 	double radius;
 } ibShapeSlot;
 
-/* Bound of the pose change (relative to 1 + the shape's radius) under which a shape counts as
- * unmoved for the manifold cache: a pair whose two shapes stayed within it of their reference
- * poses since its manifolds were computed gets them copied (off by at most twice the bound from a
- * recomputation, far below the lifts' own 1e-8 x size): a settled body that moves by rounding
- * (a solver residual, a renormalised or negated quaternion) needs no narrowphase. */
+/* Bound of the pose change (relative to 1 + the shape's radius) under which a convex shape keeps its
+ * convex view, box and proxy: every pair with it is computed against a pose that far from the true
+ * one (far below the lifts' own 1e-8 x size), and a pair whose two shapes kept their views gets its
+ * manifolds copied: a settled body that moves by rounding (a solver residual, a renormalised or
+ * negated quaternion) needs no narrowphase. */
 #define IB_COHERENCE_DRIFT 1e-10
 
 /* Persistent data of one broadphase pair, kept sorted by key (the broadphase's pair order). */
