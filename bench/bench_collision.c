@@ -4,7 +4,7 @@
  * dSpaceCollide/dCollide; the wall time of the detection call is measured per frame, the pair sets are checked
  * against an exact separating-axis reference and against each other.
  * Usage: bench_collision [--cubes=N] [--repeats=N] [--settled-frames=N] [--no-peers] [--trace] [--flip-quats]
- * (see bench/README.md) */
+ *                        [--drift=X] [--only=ENGINE] (see bench/README.md) */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -63,10 +63,38 @@ typedef struct EngineRun {
 typedef struct Frames {
 	int count, fall;   /* all frames; fall frames (the rest repeat the settled pile) */
 	int flipQuats;     /* --flip-quats: every other frame gets the negated quaternions (same rotations) */
+	double drift;      /* --drift=X: every frame's positions (m) and quaternion components get a fresh uniform
+	                    * perturbation in +/- X (quaternions renormalised): a settled pile that moves a little */
 	BenchPairRef* ref; /* per distinct pose: frames 0 .. fall (the settled pile is ref[fall]) */
 	int64_t** ibdynKeys;
 	int* ibdynCount;
 } Frames;
+
+/* Deterministic uniform number in [-1, 1] of (frame, index, component). */
+static double drift_unit(int f, int i, int k)
+{
+	uint64_t h = (uint64_t)f * 0x9E3779B97F4A7C15ull ^ (uint64_t)i * 0xBF58476D1CE4E5B9ull ^ (uint64_t)k * 0x94D049BB133111EBull;
+	h ^= h >> 31;
+	h *= 0xD6E8FEB86659FD93ull;
+	h ^= h >> 32;
+	return (double)(h >> 11) * 0x1.0p-52 - 1.0;
+}
+
+static void apply_drift(int n, int f, double x, double* pos, double* quat)
+{
+	for (int i = 0; i < n; ++i) {
+		double* p = &pos[3 * i];
+		double* q = &quat[4 * i];
+		for (int k = 0; k < 3; ++k) p[k] += x * drift_unit(f, i, k);
+		double l = 0.0;
+		for (int k = 0; k < 4; ++k) {
+			q[k] += x * drift_unit(f, i, 3 + k);
+			l += q[k] * q[k];
+		}
+		l = 1.0 / sqrt(l);
+		for (int k = 0; k < 4; ++k) q[k] *= l;
+	}
+}
 
 static const BenchPairRef* frame_ref(const Frames* fr, int f) { return &fr->ref[f < fr->fall ? f : fr->fall]; }
 
@@ -131,6 +159,7 @@ static int run_engine(BenchCollider* c, const BenchCubes* s, Frames* fr, int rep
 			bench_cubes_pose(s, f, pos, quat);
 			if (fr->flipQuats && ((r * fr->count + f) & 1))
 				for (int i = 0; i < 4 * n; ++i) quat[i] = -quat[i];
+			if (fr->drift > 0.0) apply_drift(n, f, fr->drift, pos, quat);
 			c->setPoses(c->impl, pos, quat);
 			double t0 = bench_now_ms(), c0 = thread_cpu_ms();
 			int bad = c->detect(c->impl);
@@ -267,9 +296,22 @@ static int parse_int(const char* arg, const char* name, const char* next, int* o
 	return 1;
 }
 
+static int parse_double(const char* arg, const char* name, double* out)
+{
+	size_t len = strlen(name);
+	if (strncmp(arg, name, len) != 0 || arg[len] != '=') return 0;
+	char* end = NULL;
+	double x = strtod(arg + len + 1, &end);
+	if (!end || *end || !(x >= 0.0 && x <= 1.0)) return -1;
+	*out = x;
+	return 1;
+}
+
 int main(int argc, char** argv)
 {
 	int cubes = 1000, repeats = 3, settledFrames = 60, peers = 1, trace = 0, flipQuats = 0;
+	double drift = 0.0;
+	const char* only = NULL; /* --only=ENGINE: ibdyn and that peer only (e.g. for callgrind) */
 	for (int i = 1; i < argc; ++i) {
 		const char* next = i + 1 < argc ? argv[i + 1] : NULL;
 		int used = 0, r;
@@ -287,9 +329,16 @@ int main(int argc, char** argv)
 			trace = 1;
 		} else if (strcmp(argv[i], "--flip-quats") == 0) {
 			flipQuats = 1;
+		} else if (strncmp(argv[i], "--only=", 7) == 0) {
+			only = argv[i] + 7;
+		} else if ((r = parse_double(argv[i], "--drift", &drift)) != 0) {
+			if (r < 0) {
+				fprintf(stderr, "bench_collision: bad value in %s (0 <= X <= 1)\n", argv[i]);
+				return 2;
+			}
 		} else {
 			fprintf(stderr, "usage: bench_collision [--cubes=N] [--repeats=N] [--settled-frames=N] [--no-peers] "
-			                "[--trace] [--flip-quats]\n");
+			                "[--trace] [--flip-quats] [--drift=X] [--only=ENGINE]\n");
 			return 2;
 		}
 	}
@@ -299,7 +348,8 @@ int main(int argc, char** argv)
 	}
 	double tStart = bench_now_ms();
 	char scene[32];
-	snprintf(scene, sizeof scene, flipQuats ? "cubes%d-flipq" : "cubes%d", cubes);
+	int sl = snprintf(scene, sizeof scene, flipQuats ? "cubes%d-flipq" : "cubes%d", cubes);
+	if (drift > 0.0 && sl > 0 && sl < (int)sizeof scene) snprintf(scene + sl, sizeof scene - (size_t)sl, "-drift%.0e", drift);
 	BenchCubes s;
 	if (bench_cubes_make(&s, cubes, BENCH_CUBES_SEED)) {
 		fprintf(stderr, "bench_collision: could not build the scene\n");
@@ -309,6 +359,7 @@ int main(int argc, char** argv)
 	fr.fall = s.fallFrames;
 	fr.count = s.fallFrames + settledFrames;
 	fr.flipQuats = flipQuats;
+	fr.drift = drift;
 	fr.ref = calloc((size_t)fr.fall + 1, sizeof *fr.ref);
 	fr.ibdynKeys = calloc((size_t)fr.count, sizeof *fr.ibdynKeys);
 	fr.ibdynCount = calloc((size_t)fr.count, sizeof *fr.ibdynCount);
@@ -353,6 +404,10 @@ int main(int argc, char** argv)
 	}
 	int failed = 0;
 	for (int k = 0; k < nEngines; ++k) {
+		if (k > 0 && only && strcmp(cols[k].name, only) != 0) {
+			cols[k].destroy(cols[k].impl);
+			continue;
+		}
 		if (run_engine(&cols[k], &s, &fr, repeats, k == 0, &runs[k])) failed = 1;
 		cols[k].destroy(cols[k].impl);
 	}

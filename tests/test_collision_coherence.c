@@ -7,7 +7,16 @@
  * shape pair (ib_shape_pair_collide with a fresh cache): same pairs, same normals and point sets (1e-9),
  * same feature keys; pairs are reused on every detection after the first, and never when the tolerance
  * changed or when a shape slot was reused by a new shape; detections without any motion reuse every pair
- * and keep the broadphase's pair set. */
+ * and keep the broadphase's pair set.
+ * (2) Drift coherence (IB_COHERENCE_DRIFT): the same kind of scene, settled, then moved every detection by
+ * rounding-level amounts (positions and quaternion components by up to 1e-13, quaternions renormalised and
+ * every other detection negated): every candidate pair is reused, and the contact set still equals the
+ * brute-force recomputation at the current poses (1e-9); bodies then moved by 3e-10 (beyond the bound) get a
+ * new reference pose and their pairs are recomputed, the others' are still reused; a slow random walk that
+ * adds up beyond the bound restamps the shape when it does.
+ * (3) The cached separating axis of box pairs (ib_collide_box_box_sat_cached, kept in the pair's GJK cache):
+ * on random box pairs near contact moved in small steps, the SAT result and the manifold with the cache are
+ * bit for bit those without it, and the cached axis rejects most separated pairs on its own. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -200,10 +209,199 @@ static void test_reuse_equals_recomputation(void** st)
 	ibDestroyWorld(wid);
 }
 
+static ibQuat nudge_quat(ibQuat q, double x)
+{
+	q = (ibQuat){q.w + rnd_range(-x, x), q.x + rnd_range(-x, x), q.y + rnd_range(-x, x), q.z + rnd_range(-x, x)};
+	return ibQuatNormalize(q);
+}
+
+static ibVec3 nudge_vec(ibVec3 p, double x)
+{
+	return ibV3(p.x + rnd_range(-x, x), p.y + rnd_range(-x, x), p.z + rnd_range(-x, x));
+}
+
+static void test_drift_reuse_equals_recomputation(void** st)
+{
+	(void)st;
+	g_rng = 4242u;
+	enum { N = 160 };
+	ibWorldDef wd = ibDefaultWorldDef();
+	wd.gravity = ibV3(0, 0, 0);
+	ibWorldId wid = ibCreateWorld(&wd);
+	assert_true(ibWorld_IsValid(wid));
+	ibWorld* w = ib_world_get(wid);
+	ibCollisionSettings cs = ibWorld_GetCollisionSettings(wid);
+	cs.contactTolerance = 1e-2;
+	assert_int_equal(ibWorld_SetCollisionSettings(wid, &cs), IB_OK);
+	ibBodyDef gd = ibDefaultBodyDef();
+	ibBodyId ground = ibCreateBody(wid, &gd);
+	ibShapeDef sd = ibDefaultShapeDef();
+	ibPlane plane = {ibV3(0, 0, 1), 0.0};
+	assert_false(IB_IS_NULL(ibCreatePlaneShape(ground, &sd, &plane)));
+
+	static ibBodyId bodies[N];
+	static ibVec3 pos[N];
+	static ibQuat rot[N];
+	static int32_t shapeIndex[N];
+	const double L = 4.0;
+	for (int i = 0; i < N; ++i) {
+		pos[i] = ibV3(rnd_range(0, L), rnd_range(0, L), rnd_range(0.05, 1.5));
+		rot[i] = rnd_quat();
+		ibBodyDef bd = ibDefaultBodyDef();
+		bd.type = IB_BODY_DYNAMIC;
+		bd.position = pos[i];
+		bd.rotation = rot[i];
+		bodies[i] = ibCreateBody(wid, &bd);
+		ibShapeId sh = add_random_shape(bodies[i], rnd());
+		assert_false(IB_IS_NULL(sh));
+		shapeIndex[i] = sh.index1 - 1;
+	}
+	assert_int_equal(ibWorld_Collide(wid), IB_OK);
+	ibCollisionWorld* cw = w->collision;
+	int touching = check_against_brute_force(w, cs.contactTolerance);
+	assert_true(touching > 40);
+	long driftReused = 0;
+	/* rounding-level motion: everything reused, still equal to a recomputation */
+	for (int step = 0; step < 12; ++step) {
+		for (int i = 0; i < N; ++i) {
+			ibVec3 p = nudge_vec(pos[i], 1e-13);
+			ibQuat q = nudge_quat(rot[i], 1e-13);
+			if (step & 1) q = (ibQuat){-q.w, -q.x, -q.y, -q.z};
+			assert_int_equal(ibBody_SetTransform(bodies[i], p, q), IB_OK);
+		}
+		assert_int_equal(ibWorld_Collide(wid), IB_OK);
+		check_against_brute_force(w, cs.contactTolerance);
+		assert_int_equal(cw->reusedPairs, cw->stats.pairCount);
+		assert_true(cw->driftReusedPairs > cw->stats.pairCount / 2);
+		driftReused += cw->driftReusedPairs;
+	}
+	/* a third of the bodies moved beyond the bound: new reference poses, their pairs recomputed */
+	uint64_t before = cw->clock;
+	int moved = 0;
+	for (int i = 0; i < N; i += 3) {
+		pos[i] = ibAdd(pos[i], ibV3(3e-10, 0.0, 0.0));
+		assert_int_equal(ibBody_SetTransform(bodies[i], pos[i], rot[i]), IB_OK);
+		++moved;
+	}
+	assert_int_equal(ibWorld_Collide(wid), IB_OK);
+	check_against_brute_force(w, cs.contactTolerance);
+	for (int i = 0; i < N; ++i) {
+		const ibShapeSlot* sl = &cw->slots[shapeIndex[i]];
+		if (i % 3 == 0) {
+			assert_true(sl->driftStamp > before);
+			assert_true(ibDistance(sl->convex.position, pos[i]) == 0.0);
+		} else {
+			assert_true(sl->driftStamp <= before);
+		}
+	}
+	assert_true(cw->reusedPairs < cw->stats.pairCount);
+	assert_true(cw->reusedPairs > 0);
+	/* a slow random walk of one body: reused while within the bound of its reference, restamped when beyond */
+	int b0 = 1, restamped = 0, reusedSteps = 0;
+	ibVec3 ref = cw->slots[shapeIndex[b0]].convex.position;
+	for (int step = 0; step < 60; ++step) {
+		pos[b0] = ibAdd(pos[b0], ibV3(1e-11, 0.0, 0.0));
+		assert_int_equal(ibBody_SetTransform(bodies[b0], pos[b0], rot[b0]), IB_OK);
+		uint64_t c0 = cw->clock;
+		assert_int_equal(ibWorld_Collide(wid), IB_OK);
+		check_against_brute_force(w, cs.contactTolerance);
+		const ibShapeSlot* sl = &cw->slots[shapeIndex[b0]];
+		/* the reference moves only when the walk left the bound around it */
+		double off = fabs(pos[b0].x - ref.x);
+		if (sl->driftStamp > c0) {
+			++restamped;
+			assert_true(off > IB_COHERENCE_DRIFT * (1.0 + sl->radius) - 1e-12);
+			ref = sl->convex.position;
+		} else {
+			++reusedSteps;
+			assert_true(off <= IB_COHERENCE_DRIFT * (1.0 + sl->radius) + 1e-12);
+		}
+	}
+	assert_true(restamped >= 2 && reusedSteps >= 20);
+	printf("drift coherence: %d touching pairs, %ld drift reuses, %d moved beyond the bound, walk restamped %d "
+	       "times in 60\n",
+	       touching, driftReused, moved, restamped);
+	ibDestroyWorld(wid);
+}
+
+static bool vec_same(ibVec3 a, ibVec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+static ibConvex make_box(ibVec3 p, ibQuat q, ibVec3 h)
+{
+	ibConvex c = ib_convex_make(IB_CONVEX_BOX, p, q);
+	c.halfExtents = h;
+	return c;
+}
+
+static void test_sat_axis_cache(void** st)
+{
+	(void)st;
+	g_rng = 99u;
+	const double tol = 1e-3;
+	long calls = 0, separated = 0, hits = 0, touching = 0;
+	for (int pair = 0; pair < 3000; ++pair) {
+		ibVec3 ha = ibV3(rnd_range(0.1, 1.0), rnd_range(0.1, 1.0), rnd_range(0.1, 1.0));
+		ibVec3 hb = ibV3(rnd_range(0.1, 1.0), rnd_range(0.1, 1.0), rnd_range(0.1, 1.0));
+		ibVec3 pa = ibV3(0, 0, 0), pb = ibV3(rnd_range(-1.5, 1.5), rnd_range(-1.5, 1.5), rnd_range(-1.5, 1.5));
+		ibQuat qa = rnd_quat(), qb = rnd_quat();
+		if (pair % 4 == 0) qb = qa; /* aligned pairs: face contacts */
+		ibGjkCache cache = {0};
+		for (int step = 0; step < 8; ++step) {
+			ibConvex a = make_box(pa, qa, ha), b = make_box(pb, qb, hb);
+			/* the SAT alone */
+			int axis = cache.satAxis, axisBefore = axis;
+			ibConvexDistance d1, d2;
+			memset(&d1, 0, sizeof d1);
+			memset(&d2, 0, sizeof d2);
+			int r1 = ib_collide_box_box_sat_cached(&a, &b, tol, &axis, &d1);
+			int r2 = ib_collide_box_box_sat_tol(&a, &b, tol, &d2);
+			assert_int_equal(r1, r2);
+			if (r1 == 1) {
+				assert_true(d1.distance == d2.distance && vec_same(d1.normal, d2.normal));
+				assert_true(vec_same(d1.pointA, d2.pointA) && vec_same(d1.pointB, d2.pointB));
+			}
+			/* the manifold: the same GJK warm start, with and without the cached axis */
+			ibGjkCache c2 = cache;
+			c2.satAxis = 0;
+			ibManifold m1, m2;
+			memset(&m1, 0, sizeof m1);
+			memset(&m2, 0, sizeof m2);
+			int k1 = ib_manifold_build(&a, &b, tol, &cache, &m1);
+			int k2 = ib_manifold_build(&a, &b, tol, &c2, &m2);
+			assert_int_equal(k1, k2);
+			assert_int_equal(m1.pointCount, m2.pointCount);
+			if (k1 > 0) assert_true(vec_same(m1.normal, m2.normal));
+			for (int k = 0; k < m1.pointCount; ++k) {
+				assert_true(vec_same(m1.points[k].pointA, m2.points[k].pointA));
+				assert_true(vec_same(m1.points[k].pointB, m2.points[k].pointB));
+				assert_true(m1.points[k].separation == m2.points[k].separation);
+				assert_int_equal(m1.points[k].key, m2.points[k].key);
+			}
+			assert_int_equal(cache.count, c2.count);
+			++calls;
+			if (r1 < 0) {
+				++separated;
+				hits += axisBefore != 0 && axis == axisBefore;
+			}
+			touching += k1 > 0;
+			/* a small motion */
+			pb = ibAdd(pb, ibV3(rnd_range(-0.02, 0.02), rnd_range(-0.02, 0.02), rnd_range(-0.02, 0.02)));
+			qb = ibQuatNormalize((ibQuat){qb.w, qb.x + rnd_range(-0.01, 0.01), qb.y, qb.z + rnd_range(-0.01, 0.01)});
+		}
+	}
+	printf("sat axis cache: %ld calls, %ld touching, %ld separated, %ld rejected by the cached axis\n", calls,
+	       touching, separated, hits);
+	assert_true(touching > calls / 20);
+	assert_true(separated > calls / 4);
+	assert_true(hits > separated / 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_reuse_equals_recomputation),
+	    cmocka_unit_test(test_drift_reuse_equals_recomputation),
+	    cmocka_unit_test(test_sat_axis_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

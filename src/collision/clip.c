@@ -5,21 +5,11 @@
 #include <stdlib.h>
 
 #include "collision/clip.h"
+#include "collision/convex.h"
 
 /* sqrt(x^2 + y^2) without libm hypot's overflow care (coordinates are small) */
 static inline double len2(double x, double y) { return sqrt(x * x + y * y); }
 
-uint32_t ib_feature_code(uint32_t salt, uint32_t a, uint32_t b)
-{
-	uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)salt << 56);
-	h ^= (uint64_t)a + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
-	h *= 0xBF58476D1CE4E5B9ull;
-	h ^= (uint64_t)b + 0x8CB92BA72F3D8DD7ull + (h << 6) + (h >> 2);
-	h *= 0x94D049BB133111EBull;
-	h ^= h >> 31;
-	uint32_t k = (uint32_t)(h ^ (h >> 32));
-	return k ? k : 1u;
-}
 
 static double cross3(ibClipPoint o, ibClipPoint a, ibClipPoint b)
 {
@@ -84,10 +74,10 @@ int ib_hull2d(ibClipPoint* p, int n, double eps, double width)
 		double cmax = 0.0;
 		for (int j = 0; j < k; ++j) {
 			double c = fabs(cross3(a, b, hp[j]));
-			cmax = c > cmax ? c : cmax; /* fmax(cmax, c): cmax is never NaN */
+			cmax = c > cmax ? c : cmax; /* ib_fmax(cmax, c): cmax is never NaN */
 		}
 		w = cmax / len;
-		minW = w < minW ? w : minW; /* fmin(minW, w) */
+		minW = w < minW ? w : minW; /* ib_fmin(minW, w) */
 	}
 	if (minW <= width) {
 		int bi = 0, bj = 1;
@@ -204,7 +194,7 @@ int ib_overlap_segments(const ibClipPoint* a, const ibClipPoint* b, double lat, 
 	/* ends of the overlap on a: an end of a (its vertex code) or of b (b's vertex on a's edge) */
 	double t0 = 0.0, t1 = 1.0;
 	uint32_t k0 = ib_feature_code(13u, a[0].key, eb), k1 = ib_feature_code(13u, a[1].key, eb);
-	double bl = fmin(tb0, tb1), bh = fmax(tb0, tb1);
+	double bl = ib_fmin(tb0, tb1), bh = ib_fmax(tb0, tb1);
 	uint32_t kbl = ib_feature_code(13u, tb0 <= tb1 ? b[0].key : b[1].key, ea);
 	uint32_t kbh = ib_feature_code(13u, tb0 <= tb1 ? b[1].key : b[0].key, ea);
 	if (bl > t0) t0 = bl, k0 = kbl;
@@ -225,7 +215,7 @@ int ib_overlap_segments(const ibClipPoint* a, const ibClipPoint* b, double lat, 
 	if (!(fabs(den) > 0.0)) return 0;
 	double wx = b[0].x - a[0].x, wy = b[0].y - a[0].y;
 	double s = (wx * vy - wy * vx) / den, t = (wx * uy - wy * ux) / den;
-	double tolA = lat / sqrt(l2), tolB = lat / fmax(len2(vx, vy), 1e-300);
+	double tolA = lat / sqrt(l2), tolB = lat / ib_fmax(len2(vx, vy), 1e-300);
 	if (s < -tolA || s > 1.0 + tolA || t < -tolB || t > 1.0 + tolB) return 0;
 	s = s < 0.0 ? 0.0 : (s > 1.0 ? 1.0 : s);
 	out[0] = (ibClipPoint){a[0].x + s * ux, a[0].y + s * uy, ib_feature_code(11u, ea < eb ? ea : eb, ea < eb ? eb : ea)};

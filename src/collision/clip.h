@@ -13,8 +13,19 @@ typedef struct ibClipPoint {
 	uint32_t key; /* vertex code, or the combination of the two edges that cross there */
 } ibClipPoint;
 
-/* Hash-combination of feature codes (never 0). */
-uint32_t ib_feature_code(uint32_t salt, uint32_t a, uint32_t b);
+/* Hash-combination of feature codes (never 0); inline: the contact regions make several per point. */
+static inline uint32_t ib_feature_code(uint32_t salt, uint32_t a, uint32_t b)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)salt << 56);
+	h ^= (uint64_t)a + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+	h *= 0xBF58476D1CE4E5B9ull;
+	h ^= (uint64_t)b + 0x8CB92BA72F3D8DD7ull + (h << 6) + (h >> 2);
+	h *= 0x94D049BB133111EBull;
+	h ^= h >> 31;
+	uint32_t k = (uint32_t)(h ^ (h >> 32));
+	return k ? k : 1u;
+}
+
 /* Code of the edge between vertices with codes a and b (order-independent). */
 static inline uint32_t ib_edge_code(uint32_t a, uint32_t b) { return ib_feature_code(7u, a < b ? a : b, a < b ? b : a); }
 

@@ -147,8 +147,8 @@ void ib_segment_closest_params(ibVec3 p0, ibVec3 p1, ibVec3 q0, ibVec3 q1, doubl
 			} else {
 				/* parallel: middle of the overlap of [0,1] with Q's parameter interval on P */
 				double s0 = -c / a, s1 = (b - c) / a;
-				double lo = fmax(0.0, fmin(s0, s1)), hi = fmin(1.0, fmax(s0, s1));
-				s = lo <= hi ? 0.5 * (lo + hi) : (fmax(s0, s1) < 0.0 ? 0.0 : 1.0);
+				double lo = ib_fmax(0.0, ib_fmin(s0, s1)), hi = ib_fmin(1.0, ib_fmax(s0, s1));
+				s = lo <= hi ? 0.5 * (lo + hi) : (ib_fmax(s0, s1) < 0.0 ? 0.0 : 1.0);
 			}
 			t = (b * s + f) / e;
 			if (t < 0.0) {
@@ -325,7 +325,69 @@ static bool edge_witness(const ibConvex* a, const ibVec3 A[3], const double ha[3
 /* The axis search: every candidate axis in the frame of A through the relative rotation C = A^T B
  * (C[i][j] = A_i . B_j). For the edge axis L = A_i x B_j the projections are |A_k . L| = |C[m][j]|
  * and |B_k . L| = |C[i][m]| ({k, m} the two other indices), divided by |L|. */
+/* Axis codes: 0..2 faces of A, 3..5 faces of B, 6 + 3 i + j the edge pair A_i x B_j. */
+static int sat_search(const ibConvex* a, const ibConvex* b, double tolerance, ibBoxSat* st, int* reject);
+
 int ib_box_box_sat_search(const ibConvex* a, const ibConvex* b, double tolerance, ibBoxSat* st)
+{
+	return sat_search(a, b, tolerance, st, NULL);
+}
+
+/* The overlap along one axis, with the search's arithmetic term by term (so that a rejection here is one
+ * there); false for a degenerate edge axis, which the search skips. */
+static bool sat_axis_overlap(const ibConvex* a, const ibConvex* b, int axis, double* ov)
+{
+	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
+	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
+	ibVec3 T = ibSub(a->position, b->position);
+	if (axis < 3) {
+		int i = axis;
+		ibVec3 Ai = ibMat3_Column(a->R, i);
+		double X0 = fabs(ibDot(Ai, ibMat3_Column(b->R, 0))), X1 = fabs(ibDot(Ai, ibMat3_Column(b->R, 1))),
+		       X2 = fabs(ibDot(Ai, ibMat3_Column(b->R, 2)));
+		double ra = ha[i], rb = hb[0] * X0 + hb[1] * X1 + hb[2] * X2, t = ibDot(T, Ai);
+		*ov = ra + rb - fabs(t);
+		return true;
+	}
+	if (axis < 6) {
+		int i = axis - 3;
+		ibVec3 Bi = ibMat3_Column(b->R, i);
+		double X0 = fabs(ibDot(ibMat3_Column(a->R, 0), Bi)), X1 = fabs(ibDot(ibMat3_Column(a->R, 1), Bi)),
+		       X2 = fabs(ibDot(ibMat3_Column(a->R, 2), Bi));
+		double ra = ha[0] * X0 + ha[1] * X1 + ha[2] * X2, rb = hb[i], t = ibDot(T, Bi);
+		*ov = ra + rb - fabs(t);
+		return true;
+	}
+	int i = (axis - 6) / 3, j = (axis - 6) % 3;
+	int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+	ibVec3 Ai = ibMat3_Column(a->R, i), Bj = ibMat3_Column(b->R, j);
+	ibVec3 L = ibCross(Ai, Bj);
+	double l = ibLength(L);
+	if (!(l > 1e-9)) return false;
+	double inv = 1.0 / l;
+	double Xi2j = fabs(ibDot(ibMat3_Column(a->R, i2), Bj)), Xi1j = fabs(ibDot(ibMat3_Column(a->R, i1), Bj));
+	double Xij2 = fabs(ibDot(Ai, ibMat3_Column(b->R, j2))), Xij1 = fabs(ibDot(Ai, ibMat3_Column(b->R, j1)));
+	double ra = (ha[i1] * Xi2j + ha[i2] * Xi1j) * inv;
+	double rb = (hb[j1] * Xij2 + hb[j2] * Xij1) * inv;
+	double t = ibDot(T, L) * inv;
+	*ov = ra + rb - fabs(t);
+	return true;
+}
+
+int ib_collide_box_box_sat_cached(const ibConvex* a, const ibConvex* b, double tolerance, int* axis,
+                                  ibConvexDistance* out)
+{
+	double ov;
+	if (axis && *axis >= 1 && *axis <= 15 && sat_axis_overlap(a, b, *axis - 1, &ov) && ov < -tolerance) return -1;
+	ibBoxSat st;
+	int reject = -1;
+	int r = sat_search(a, b, tolerance, &st, &reject);
+	if (axis) *axis = r < 0 ? reject + 1 : 0;
+	if (r == 1) ib_box_box_sat_witness(a, b, &st, out);
+	return r;
+}
+
+static int sat_search(const ibConvex* a, const ibConvex* b, double tolerance, ibBoxSat* st, int* reject)
 {
 	ibVec3 A[3], B[3];
 	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
@@ -365,7 +427,10 @@ int ib_box_box_sat_search(const ibConvex* a, const ibConvex* b, double tolerance
 				t = tB[i];
 			}
 			double ov = ra + rb - fabs(t);
-			if (ov < -tolerance) return -1; /* separated by more than the tolerance */
+			if (ov < -tolerance) { /* separated by more than the tolerance */
+				if (reject) *reject = 3 * kind + i;
+				return -1;
+			}
 			if (ov < 0.0) apart = true;     /* separating axis */
 			if (apart) continue;
 			if (ov < bestFace) {
@@ -394,7 +459,10 @@ int ib_box_box_sat_search(const ibConvex* a, const ibConvex* b, double tolerance
 			double rb = (hb[j1] * X[i][j2] + hb[j2] * X[i][j1]) * inv;
 			double t = ibDot(T, L) * inv;
 			double ov = ra + rb - fabs(t);
-			if (ov < -tolerance) return -1;
+			if (ov < -tolerance) {
+				if (reject) *reject = 6 + 3 * i + j;
+				return -1;
+			}
 			if (ov < 0.0) apart = true;
 			if (apart) continue;
 			if (ov < bestEdge) {

@@ -69,6 +69,25 @@ static ibShapeSlot empty_slot(void)
 
 static bool aabb_finite(ibAABB a) { return ibVec3_IsFinite(a.lo) && ibVec3_IsFinite(a.hi); }
 
+/* The pose (p, q) within IB_COHERENCE_DRIFT of the pose of the slot's convex view. A point of the
+ * shape (within radius of its position) moves by at most |dp| + radius theta, theta the angle between
+ * the rotations, and theta = 4 asin(|dq| / 2) <= 4 |dq| for unit quaternions on the same side (q and
+ * -q are the same rotation); L1 norms bound the Euclidean ones. */
+static bool within_drift(const ibShapeSlot* sl, ibVec3 p, ibQuat q)
+{
+	const ibConvex* c = &sl->convex;
+	double dp = fabs(p.x - c->position.x) + fabs(p.y - c->position.y) + fabs(p.z - c->position.z);
+	double n2 = ibQuatNormSq(q);
+	if (!(n2 > 0.5 && n2 < 2.0)) return false; /* far from unit (or not finite): the full update */
+	double inv = 1.0 / sqrt(n2);
+	ibQuat r = c->rotation;
+	double w = q.w * inv, x = q.x * inv, y = q.y * inv, z = q.z * inv;
+	double dm = fabs(w - r.w) + fabs(x - r.x) + fabs(y - r.y) + fabs(z - r.z);
+	double dpl = fabs(w + r.w) + fabs(x + r.x) + fabs(y + r.y) + fabs(z + r.z);
+	double dq = dm < dpl ? dm : dpl;
+	return dp + 4.0 * sl->radius * dq <= IB_COHERENCE_DRIFT * (1.0 + sl->radius);
+}
+
 /* Drop the broadphase (new method): proxies and pair entries are rebuilt at the next sync. */
 static void reset_broadphase(ibWorld* w, ibCollisionWorld* cw)
 {
@@ -165,11 +184,20 @@ ibResult ib_collision_sync(ibWorld* w)
 		ib_shape_world_pose(b, s, &p, &q);
 		bool same = sl->proxy != IB_BP_NULL && sl->poseValid && !remargin && p.x == sl->pos.x && p.y == sl->pos.y &&
 		            p.z == sl->pos.z && q.w == sl->rot.w && q.x == sl->rot.x && q.y == sl->rot.y && q.z == sl->rot.z;
-		if (!same) {
+		/* drift coherence: a convex shape whose pose stays within IB_COHERENCE_DRIFT of the pose of its
+		 * view keeps the view, its box and its proxy (the pose changed: poseStamp, not driftStamp) */
+		if (!same && sl->proxy != IB_BP_NULL && sl->poseValid && sl->convexValid && !remargin &&
+		    within_drift(sl, p, q)) {
 			sl->poseStamp = clock;
+			same = true;
+		}
+		if (!same) {
+			sl->poseStamp = sl->driftStamp = clock;
 			sl->convexValid = ib_shape_convex_at(s, p, q, &sl->convex);
 			ibAABB box = sl->convexValid ? ib_convex_aabb(&sl->convex) : ib_shape_world_aabb(b, s);
 			if (aabb_finite(box)) {
+				ibVec3 c = ibScale(0.5, ibAdd(box.lo, box.hi));
+				sl->radius = ibDistance(p, c) + 0.5 * ibDistance(box.hi, box.lo);
 				box = ib_aabb_fatten(box, margin);
 				if (sl->proxy == IB_BP_NULL) {
 					sl->proxy = ib_broadphase_add_proxy(bp, box, to_bp_filter(s->filter), !ib_is_dynamic(b), i);
@@ -238,7 +266,7 @@ ibResult ib_collision_detect(ibWorld* w)
 		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
 	const ibPairEntry* old = cw->entries[cw->cur];
 	ibPairEntry* out = cw->entries[nxt];
-	int32_t io = 0, oldCount = cw->entryCount, candidates = 0, reused = 0;
+	int32_t io = 0, oldCount = cw->entryCount, candidates = 0, reused = 0, driftReused = 0;
 	/* the last contact set becomes the previous one: pairs whose shapes did not move copy from it */
 	ibContactPair* swap = cw->contactsPrev;
 	int32_t swapCap = cw->contactPrevCapacity;
@@ -259,72 +287,86 @@ ibResult ib_collision_detect(ibWorld* w)
 			if (old[io].touching) oom |= !push_event(w, &cw->endEv, &cw->endCount, &cw->endCapacity, old[io].idA, old[io].idB);
 			++io;
 		}
-		ibPairEntry e;
+		ibPairEntry* e = &out[k]; /* built in place: one copy of the entry, not two */
 		if (io < oldCount && old[io].key == key && entry_matches(&old[io], ida, idb)) {
-			e = old[io++];
+			*e = old[io++];
 		} else {
 			if (io < oldCount && old[io].key == key) { /* proxy ids reused by other shapes */
 				if (old[io].touching)
 					oom |= !push_event(w, &cw->endEv, &cw->endCount, &cw->endCapacity, old[io].idA, old[io].idB);
 				++io;
 			}
-			memset(&e, 0, sizeof e);
-			e.key = key;
-			e.idA = ida;
-			e.idB = idb;
+			memset(e, 0, sizeof *e);
+			e->key = key;
+			e->idA = ida;
+			e->idB = idb;
 		}
 		const ibShape *pa = &w->shapes[sa], *pb = &w->shapes[sb];
 		if (ib_sleep_pair_inactive(w, pa->body, pb->body)) { /* sleeping (src/dynamics/sleep.h): no narrowphase, */
-			out[k] = e;                                     /* touch state kept, no manifold in the set */
+			                                                /* touch state kept, no manifold in the set */
 			continue;
 		}
 		bool touching = false;
-		bool wasReusable = e.reusable;
-		e.reusable = false;
+		bool wasReusable = e->reusable;
+		e->reusable = false;
 		if (ib_collision_bodies_may_collide(w, pa->body, pb->body)) {
 			++candidates;
 			const ibShapeSlot *la = &cw->slots[sa], *lb = &cw->slots[sb];
 			int32_t first = cw->contactCount;
-			/* temporal coherence: both poses bit-identical since the pair's manifolds were computed
-			 * (and the tolerance unchanged, which would have restamped every slot) give the same
-			 * manifolds, so they are copied from the last contact set */
-			bool reuse = wasReusable && e.contactDetection + 1 == detection && la->poseValid && lb->poseValid &&
-			             la->poseStamp <= e.stamp && lb->poseStamp <= e.stamp &&
-			             e.contactFirst + e.contactCount <= cw->contactPrevCount;
-			if (!ib_grow(w, (void**)&cw->contacts, &cw->contactCapacity, cw->contactCount + IB_PAIR_MANIFOLDS,
+			/* temporal coherence: both shapes kept the convex views the pair's manifolds were computed
+			 * with (their poses bit-identical or within IB_COHERENCE_DRIFT of the views'; the tolerance
+			 * unchanged, which would have restamped every slot): the same manifolds, copied from the
+			 * last contact set */
+			bool reuse = wasReusable && e->contactDetection + 1 == detection && la->poseValid && lb->poseValid &&
+			             la->driftStamp <= e->stamp && lb->driftStamp <= e->stamp &&
+			             e->contactFirst + e->contactCount <= cw->contactPrevCount;
+			if (cw->contactCount + IB_PAIR_MANIFOLDS > cw->contactCapacity &&
+			    !ib_grow(w, (void**)&cw->contacts, &cw->contactCapacity, cw->contactCount + IB_PAIR_MANIFOLDS,
 			             sizeof(ibContactPair))) {
 				oom = true;
 			} else if (reuse) {
-				memcpy(&cw->contacts[first], &cw->contactsPrev[e.contactFirst],
-				       (size_t)e.contactCount * sizeof(ibContactPair));
-				cw->contactCount += e.contactCount;
-				touching = e.touching;
+				memcpy(&cw->contacts[first], &cw->contactsPrev[e->contactFirst],
+				       (size_t)e->contactCount * sizeof(ibContactPair));
+				cw->contactCount += e->contactCount;
+				touching = e->touching;
 				++reused;
-				e.reusable = true;
+				driftReused += !(la->poseStamp <= e->stamp && lb->poseStamp <= e->stamp);
+				e->reusable = true;
+			} else if (la->poseValid && lb->poseValid && la->convexValid && lb->convexValid) {
+				/* two convex views (the common case): the manifold goes straight into the contact set
+				 * (ib_shape_pair_collide_views' convex-convex case) */
+				ibContactPair* cp = &cw->contacts[first];
+				int np = ib_manifold_build(&la->convex, &lb->convex, tol, &e->cache.gjk, &cp->manifold);
+				if (np > 0) {
+					cp->shapeA = sa, cp->shapeB = sb, cp->bodyA = pa->body, cp->bodyB = pb->body;
+					++cw->contactCount;
+				}
+				touching = np > 0;
+				e->reusable = true;
+				e->stamp = cw->clock;
 			} else {
 				ibManifold m[IB_PAIR_MANIFOLDS];
 				const ibBody *ba = &w->bodies[pa->body], *bb = &w->bodies[pb->body];
 				/* the views made at the sync; a shape with a non-finite pose is made afresh */
 				int mc = view_ok(la, pa) && view_ok(lb, pb)
 				             ? ib_shape_pair_collide_views(ba, pa, la->convexValid ? &la->convex : NULL, bb, pb,
-				                                           lb->convexValid ? &lb->convex : NULL, tol, &e.cache, m,
+				                                           lb->convexValid ? &lb->convex : NULL, tol, &e->cache, m,
 				                                           IB_PAIR_MANIFOLDS)
-				             : ib_shape_pair_collide(ba, pa, bb, pb, tol, &e.cache, m, IB_PAIR_MANIFOLDS);
+				             : ib_shape_pair_collide(ba, pa, bb, pb, tol, &e->cache, m, IB_PAIR_MANIFOLDS);
 				for (int i = 0; i < mc; ++i)
 					if (m[i].pointCount > 0)
 						cw->contacts[cw->contactCount++] = (ibContactPair){sa, sb, pa->body, pb->body, m[i]};
 				touching = mc > 0;
-				e.reusable = la->poseValid && lb->poseValid;
-				e.stamp = cw->clock;
+				e->reusable = la->poseValid && lb->poseValid;
+				e->stamp = cw->clock;
 			}
-			e.contactFirst = first;
-			e.contactCount = cw->contactCount - first;
-			e.contactDetection = detection;
+			e->contactFirst = first;
+			e->contactCount = cw->contactCount - first;
+			e->contactDetection = detection;
 		}
-		if (touching && !e.touching) oom |= !push_event(w, &cw->beginEv, &cw->beginCount, &cw->beginCapacity, ida, idb);
-		if (!touching && e.touching) oom |= !push_event(w, &cw->endEv, &cw->endCount, &cw->endCapacity, ida, idb);
-		e.touching = touching;
-		out[k] = e;
+		if (touching && !e->touching) oom |= !push_event(w, &cw->beginEv, &cw->beginCount, &cw->beginCapacity, ida, idb);
+		if (!touching && e->touching) oom |= !push_event(w, &cw->endEv, &cw->endCount, &cw->endCapacity, ida, idb);
+		e->touching = touching;
 	}
 	for (; io < oldCount; ++io)
 		if (old[io].touching) oom |= !push_event(w, &cw->endEv, &cw->endCount, &cw->endCapacity, old[io].idA, old[io].idB);
@@ -332,6 +374,7 @@ ibResult ib_collision_detect(ibWorld* w)
 	cw->entryCount = n;
 	cw->stats.pairCount = candidates;
 	cw->reusedPairs = reused;
+	cw->driftReusedPairs = driftReused;
 	cw->stats.contactCount = cw->contactCount;
 	if (oom) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
 	return IB_OK;

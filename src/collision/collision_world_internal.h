@@ -18,7 +18,20 @@ typedef struct ibShapeSlot {
 	uint64_t poseStamp;
 	bool convexValid;
 	ibConvex convex;
+	/* drift-tolerant coherence (IB_COHERENCE_DRIFT): the sync clock value when the convex view (and
+	 * the box) was last made; a convex shape whose pose stays within the drift bound of the view's
+	 * keeps it (poseStamp moves, driftStamp does not). radius bounds the distance of the shape's
+	 * points from its position. */
+	uint64_t driftStamp;
+	double radius;
 } ibShapeSlot;
+
+/* Bound of the pose change (relative to 1 + the shape's radius) under which a convex shape keeps its
+ * convex view, box and proxy: every pair with it is computed against a pose that far from the true
+ * one (far below the lifts' own 1e-8 x size), and a pair whose two shapes kept their views gets its
+ * manifolds copied: a settled body that moves by rounding (a solver residual, a renormalised or
+ * negated quaternion) needs no narrowphase. */
+#define IB_COHERENCE_DRIFT 1e-10
 
 /* Persistent data of one broadphase pair, kept sorted by key (the broadphase's pair order). */
 typedef struct ibPairEntry {
@@ -61,6 +74,7 @@ typedef struct ibCollisionWorld {
 	int32_t contactPrevCount, contactPrevCapacity;
 	uint64_t clock; /* incremented by every sync (pose stamps of the slots) */
 	int32_t reusedPairs; /* candidate pairs of the last detection whose manifolds were copied */
+	int32_t driftReusedPairs; /* those of them whose poses were not bit-identical (drift coherence) */
 	uint64_t detections; /* number of ib_collision_detect runs that produced a contact set */
 
 	ibPairKeySet jointPairs; /* body pairs joined by a joint without collideConnected (rebuilt per sync) */

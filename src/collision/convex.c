@@ -65,12 +65,6 @@ double ib_convex_margin(const ibConvex* c)
 	return (c->type == IB_CONVEX_SPHERE || c->type == IB_CONVEX_CAPSULE) ? c->radius : 0.0;
 }
 
-ibVec3 ib_convex_to_local(const ibConvex* c, ibVec3 world)
-{
-	return ibMat3_MulTV(c->R, ibSub(world, c->position));
-}
-
-ibVec3 ib_convex_to_world(const ibConvex* c, ibVec3 local) { return ibAdd(c->position, ibMat3_MulV(c->R, local)); }
 
 ibAABB ib_convex_aabb(const ibConvex* c)
 {

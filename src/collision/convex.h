@@ -28,6 +28,11 @@ typedef struct ibConvex {
 } ibConvex;
 
 /* Build a convex view with its world pose (R from the quaternion). */
+/* fmax / fmin with the libm results (NaN: the other argument; ties: the second) without the call,
+ * which the compiler does not inline under IEEE semantics. */
+static inline double ib_fmax(double a, double b) { return (a > b || b != b) ? a : b; }
+static inline double ib_fmin(double a, double b) { return (a < b || b != b) ? a : b; }
+
 static inline ibConvex ib_convex_make(ibConvexType type, ibVec3 position, ibQuat rotation)
 {
 	ibConvex c = {0};
@@ -94,8 +99,14 @@ ibVec3 ib_convex_support_core(const ibConvex* c, ibVec3 dir);
 /* Radius swept around the core: sphere/capsule radius, 0 for box, cylinder and hull. */
 double ib_convex_margin(const ibConvex* c);
 /* World <-> local point transforms of the shape's pose. */
-ibVec3 ib_convex_to_local(const ibConvex* c, ibVec3 world);
-ibVec3 ib_convex_to_world(const ibConvex* c, ibVec3 local);
+static inline ibVec3 ib_convex_to_local(const ibConvex* c, ibVec3 world)
+{
+	return ibMat3_MulTV(c->R, ibSub(world, c->position));
+}
+static inline ibVec3 ib_convex_to_world(const ibConvex* c, ibVec3 local)
+{
+	return ibAdd(c->position, ibMat3_MulV(c->R, local));
+}
 
 /* Warm-start cache of one shape pair (same order a, b across calls): the support directions of
  * the terminal GJK simplex, in A's local frame. The next query starts from the support points
@@ -106,6 +117,8 @@ typedef struct ibGjkCache {
 	int tag;   /* 0: empty; else identifies (type A, type B, cores) */
 	int count; /* 0..4 */
 	ibVec3 dir[4];
+	int satAxis; /* box pairs: 1 + the separating axis (ib_collide_box_box_sat_cached) that last put them
+	              * farther apart than the tolerance; 0: none */
 } ibGjkCache;
 
 /* A simplex of the Minkowski difference A - B: w[i] = a[i] - b[i], a/b world support points of A
@@ -167,6 +180,11 @@ typedef struct ibBoxSat {
 	bool edgeOk;            /* the edge axis is within rounding of the face axis or better */
 } ibBoxSat;
 int ib_box_box_sat_search(const ibConvex* a, const ibConvex* b, double tolerance, ibBoxSat* st);
+/* ib_collide_box_box_sat_tol with temporal coherence: *axis (1 + axis index, 0: none) is the axis that
+ * separated the pair beyond the tolerance last time; it is tested first (the same arithmetic as the
+ * search, so the same outcome), and updated when the search finds another. */
+int ib_collide_box_box_sat_cached(const ibConvex* a, const ibConvex* b, double tolerance, int* axis,
+                                  ibConvexDistance* out);
 void ib_box_box_sat_witness(const ibConvex* a, const ibConvex* b, const ibBoxSat* st, ibConvexDistance* out);
 
 /* Distance or penetration between two convex shapes: exact special case when one exists, else

@@ -24,8 +24,8 @@ static inline double len2(double x, double y) { return sqrt(x * x + y * y); }
  * resting contact that has sunk by up to eps_c keeps the points whose separation is <= eps_c. */
 static double feature_band(double tolerance, double distance)
 {
-	double t = fmax(tolerance, 0.0);
-	return t + fmin(fmax(-distance, 0.0), t);
+	double t = ib_fmax(tolerance, 0.0);
+	return t + ib_fmin(ib_fmax(-distance, 0.0), t);
 }
 
 /* Order-independent code of a whole feature (for single-point contacts). */
@@ -43,7 +43,7 @@ static int project(const ibSupportFeature* f, uint32_t salt, ibVec3 o, ibVec3 t1
 	for (int i = 0; i < f->count; ++i) {
 		ibVec3 r = ibSub(f->p[i], o);
 		p[i] = (ibClipPoint){ibDot(r, t1), ibDot(r, t2), ib_feature_code(salt, f->id[i], 0u)};
-		*scale = fmax(*scale, fmax(fabs(p[i].x), fabs(p[i].y)));
+		*scale = ib_fmax(*scale, ib_fmax(fabs(p[i].x), fabs(p[i].y)));
 	}
 	return f->count;
 }
@@ -113,7 +113,7 @@ static int box_face_polygon(const ibSupportFeature* f, ibClipPoint* p, double ep
 	double area = ux * vy - uy * vx;
 	double lu = len2(ux, uy), lv = len2(vx, vy);
 	/* widths area / |edge|: the hull's near-duplicate merge (eps) and sliver test (width), with room */
-	double w = fabs(area) / fmax(lu, lv);
+	double w = fabs(area) / ib_fmax(lu, lv);
 	if (!(lu > 4.0 * eps && lv > 4.0 * eps && w > 4.0 * (width > eps ? width : eps))) return -1;
 	if (!(area > 0.0)) { /* clockwise: reverse */
 		ibClipPoint t = q[1];
@@ -146,7 +146,7 @@ static void box_face_normal(const ibConvex* a, const ibConvex* b, double toleran
 	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
 	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
 	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
-	double ma = fmax(ha[0], fmax(ha[1], ha[2])), mb = fmax(hb[0], fmax(hb[1], hb[2]));
+	double ma = ib_fmax(ha[0], ib_fmax(ha[1], ha[2])), mb = ib_fmax(hb[0], ib_fmax(hb[1], hb[2]));
 	int big = ma >= 4.0 * mb ? 0 : mb >= 4.0 * ma ? 1 : -1; /* -1: no box much larger */
 	double best = -INFINITY, bestBig = -INFINITY;
 	ibVec3 bestN = q->normal, bigN = q->normal;
@@ -166,7 +166,7 @@ static void box_face_normal(const ibConvex* a, const ibConvex* b, double toleran
 	if (big >= 0 && q->distance <= 0.0 && bestBig >= q->distance - 0.5 * tolerance - rnd &&
 	    ibDistance(bigN, q->normal) < 1e-4) {
 		q->normal = bigN;
-		q->distance = fmin(q->distance, bestBig);
+		q->distance = ib_fmin(q->distance, bestBig);
 	} else if (best >= q->distance - rnd && ibDistance(bestN, q->normal) < (fabs(q->distance) <= 1e-7 * scale ? 1e-2 : 1e-4)) {
 		/* touching (|d| <= 1e-7 x size): GJK's normal of two faces closer than ~1e-11 m is
 		 * ill-conditioned (a flat box 2e-10 m above the ground got one 2.7e-4 rad off, which lifted
@@ -195,10 +195,10 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
 	if (a->type == IB_CONVEX_BOX && b->type == IB_CONVEX_BOX) {
 		/* SAT first: most broadphase pairs of boxes are apart by more than the tolerance along an axis,
 		 * and those need no GJK */
-		int sat = ib_collide_box_box_sat_tol(a, b, fmax(tolerance, 0.0), &q);
+		int sat = ib_collide_box_box_sat_cached(a, b, ib_fmax(tolerance, 0.0), cache ? &cache->satAxis : NULL, &q);
 		if (sat < 0) return 0;
 		if (sat == 0) q = ib_convex_query_gjk(a, b, true, cache);
-		box_face_normal(a, b, fmax(tolerance, 0.0), &q);
+		box_face_normal(a, b, ib_fmax(tolerance, 0.0), &q);
 	} else {
 		q = ib_convex_query(a, b, cache);
 	}
@@ -230,7 +230,7 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
 	const ibClipPoint* onB = clip;
 	if (na >= 2 && nb >= 2) {
 		if (na == 2 && nb == 2) {
-			nc = ib_overlap_segments(pa, pb, fmax(tolerance, 0.0) + eps, clip, segB);
+			nc = ib_overlap_segments(pa, pb, ib_fmax(tolerance, 0.0) + eps, clip, segB);
 			onB = segB;
 		} else if (na == 2) {
 			nc = ib_clip_segment(pa, pb, nb, eps, clip);
@@ -255,11 +255,11 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
 		double lateral = ibLength(ibMulAdd(ibSub(pA, pB), -sep, n));
 		/* closer than the tolerance: |pA - pB| when apart, the lateral offset (parallel edges) when
 		 * penetrating */
-		if (!(sep <= tolerance) || len2(fmax(sep, 0.0), lateral) > fmax(tolerance, 0.0) + eps) continue;
+		if (!(sep <= tolerance) || len2(ib_fmax(sep, 0.0), lateral) > ib_fmax(tolerance, 0.0) + eps) continue;
 		push(&reg, pA, pB, sep, clip[i]);
-		minSep = fmin(minSep, sep);
+		minSep = ib_fmin(minSep, sep);
 	}
-	if (nc > 4) drop_collinear(&reg, fmax(tolerance, 0.0));
+	if (nc > 4) drop_collinear(&reg, ib_fmax(tolerance, 0.0));
 	/* the query's deepest pair when no region vertex is as deep (vertex features, curved or
 	 * non-planar features); for planar face pairs it is a region vertex already. Like the region's
 	 * points it is lifted onto both surfaces along n. */
@@ -320,7 +320,7 @@ int ib_manifold_plane(const ibConvex* a, ibVec3 n, double offset, double toleran
 		ibClipPoint xy = p[i];
 		xy.key = ib_feature_code(SALT_A, f.id[k], 0u);
 		push(&reg, f.p[k], ibMulAdd(f.p[k], -sep, n), sep, xy);
-		minSep = fmin(minSep, sep);
+		minSep = ib_fmin(minSep, sep);
 	}
 	if (reg.count == 0 || sep0 < minSep - 1e-9 * scale)
 		push(&reg, s, ibMulAdd(s, -sep0, n), sep0, (ibClipPoint){0.0, 0.0, feature_code_all(&f, SALT_A)});

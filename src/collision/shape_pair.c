@@ -17,6 +17,13 @@ void ib_shape_world_pose(const ibBody* b, const ibShape* s, ibVec3* pos, ibQuat*
 {
 	ibVec3 bp = ib_body_user_position(b);
 	ibQuat bq = ib_body_user_rotation(b);
+	const ibVec3 lp = s->localPosition;
+	const ibQuat lq = s->localRotation;
+	if (lp.x == 0.0 && lp.y == 0.0 && lp.z == 0.0 && lq.w == 1.0 && lq.x == 0.0 && lq.y == 0.0 && lq.z == 0.0) {
+		*pos = bp; /* the shape at the body's origin: the same values without the products */
+		*rot = bq;
+		return;
+	}
 	*pos = ibAdd(bp, ibRotate(bq, s->localPosition));
 	*rot = ibQuatMul(bq, s->localRotation);
 }

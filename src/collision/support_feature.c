@@ -26,7 +26,7 @@ static double shape_size(const ibConvex* c)
 	case IB_CONVEX_CYLINDER: return c->radius + c->halfLength;
 	case IB_CONVEX_HULL: {
 		double s = 0.0;
-		for (int i = 0; i < c->vertexCount; ++i) s = fmax(s, ibLength(c->vertices[i]));
+		for (int i = 0; i < c->vertexCount; ++i) s = ib_fmax(s, ibLength(c->vertices[i]));
 		return s;
 	}
 	}
@@ -37,7 +37,7 @@ static double shape_size(const ibConvex* c)
 static void hull_band(const ibConvex* c, ibVec3 dl, double band, ibSupportFeature* f)
 {
 	double top = -INFINITY;
-	for (int i = 0; i < c->vertexCount; ++i) top = fmax(top, ibDot(c->vertices[i], dl));
+	for (int i = 0; i < c->vertexCount; ++i) top = ib_fmax(top, ibDot(c->vertices[i], dl));
 	f->count = 0;
 	for (int i = 0; i < c->vertexCount; ++i)
 		if (ibDot(c->vertices[i], dl) >= top - band) add_point(f, ib_convex_to_world(c, c->vertices[i]), (uint32_t)i);
@@ -77,7 +77,7 @@ void ib_support_feature(const ibConvex* c, ibVec3 dir, double band, ibSupportFea
 {
 	ibVec3 dl = ibMat3_MulTV(c->R, dir);
 	double size = shape_size(c);
-	band = fmax(band, 0.0) + 1e-12 * (1.0 + size);
+	band = ib_fmax(band, 0.0) + 1e-12 * (1.0 + size);
 	f->count = 0;
 	f->dir = dir;
 	f->dirLocal = dl;
@@ -87,9 +87,12 @@ void ib_support_feature(const ibConvex* c, ibVec3 dir, double band, ibSupportFea
 	case IB_CONVEX_BOX: {
 		ibVec3 h = c->halfExtents;
 		double top = fabs(dl.x) * h.x + fabs(dl.y) * h.y + fabs(dl.z) * h.z;
+		/* dot(corner, dl) = (+-h.x dl.x) + (+-h.y dl.y) + (+-h.z dl.z): the products once (a negated
+		 * factor negates a product exactly, so the sums are those of ibDot) */
+		double px = h.x * dl.x, py = h.y * dl.y, pz = h.z * dl.z, low = top - band;
 		for (uint32_t k = 0; k < 8; ++k) {
-			ibVec3 v = ibV3(k & 1 ? h.x : -h.x, k & 2 ? h.y : -h.y, k & 4 ? h.z : -h.z);
-			if (ibDot(v, dl) >= top - band) add_point(f, ib_convex_to_world(c, v), k);
+			double d = (k & 1 ? px : -px) + (k & 2 ? py : -py) + (k & 4 ? pz : -pz);
+			if (d >= low) add_point(f, ib_convex_to_world(c, ibV3(k & 1 ? h.x : -h.x, k & 2 ? h.y : -h.y, k & 4 ? h.z : -h.z)), k);
 		}
 		break;
 	}
@@ -133,7 +136,7 @@ void ib_support_feature(const ibConvex* c, ibVec3 dir, double band, ibSupportFea
 		for (int it = 0; it < 40 && f->count > 1; ++it) {
 			int total = 0;
 			double top = -INFINITY;
-			for (int i = 0; i < c->vertexCount; ++i) top = fmax(top, ibDot(c->vertices[i], dl));
+			for (int i = 0; i < c->vertexCount; ++i) top = ib_fmax(top, ibDot(c->vertices[i], dl));
 			for (int i = 0; i < c->vertexCount; ++i) total += ibDot(c->vertices[i], dl) >= top - band;
 			bool overflow = total > IB_FEATURE_MAX;
 			if (!overflow && f->count > 16) {
@@ -171,7 +174,7 @@ static bool ball_interval(ibVec3 x, ibVec3 d, double r, double eps, double* lo, 
 	}
 	double disc = b * b - a * cc;
 	if (disc < -a * slack) return false;
-	double sq = sqrt(fmax(disc, 0.0));
+	double sq = sqrt(ib_fmax(disc, 0.0));
 	*lo = (-b - sq) / a;
 	*hi = (-b + sq) / a;
 	return true;
@@ -197,7 +200,7 @@ static inline __attribute__((always_inline)) bool slab_interval(double x, double
 		/* fmin/fmax of two numbers that are not NaN for finite inputs (libm calls otherwise) */
 		bool le = t1 <= t2;
 		*lo = le ? t1 : t2, *hi = le ? t2 : t1;
-		if (isnan(t1) || isnan(t2)) *lo = fmin(t1, t2), *hi = fmax(t1, t2);
+		if (isnan(t1) || isnan(t2)) *lo = ib_fmin(t1, t2), *hi = ib_fmax(t1, t2);
 		return true;
 	}
 	if (fabs(x) > h) return false;
@@ -207,7 +210,7 @@ static inline __attribute__((always_inline)) bool slab_interval(double x, double
 
 static inline bool intersect(double* lo, double* hi, double l2, double h2)
 {
-	/* fmax(*lo, l2) and fmin(*hi, h2) without the libm calls (same results, NaN included) */
+	/* ib_fmax(*lo, l2) and ib_fmin(*hi, h2) without the libm calls (same results, NaN included) */
 	*lo = (l2 > *lo || isnan(*lo)) ? l2 : *lo;
 	*hi = (h2 < *hi || isnan(*hi)) ? h2 : *hi;
 	return true;
@@ -244,7 +247,7 @@ static bool envelope_lift(const ibSupportFeature* f, ibVec3 x, double eps, doubl
 	}
 	double hiS = -INFINITY, loS = INFINITY;
 	for (int i = 0; i < n; ++i) {
-		if (len2(px[i], py[i]) <= eps) hiS = fmax(hiS, ph[i]), loS = fmin(loS, ph[i]);
+		if (len2(px[i], py[i]) <= eps) hiS = ib_fmax(hiS, ph[i]), loS = ib_fmin(loS, ph[i]);
 		for (int j = i + 1; j < n; ++j) {
 			double ux = px[j] - px[i], uy = py[j] - py[i], l2 = ux * ux + uy * uy;
 			if (l2 > 0.0) {
@@ -252,7 +255,7 @@ static bool envelope_lift(const ibSupportFeature* f, ibVec3 x, double eps, doubl
 				double cx = px[i] + t * ux, cy = py[i] + t * uy;
 				if (t >= 0.0 && t <= 1.0 && len2(cx, cy) <= eps) {
 					double h = ph[i] + t * (ph[j] - ph[i]);
-					hiS = fmax(hiS, h), loS = fmin(loS, h);
+					hiS = ib_fmax(hiS, h), loS = ib_fmin(loS, h);
 				}
 			}
 			for (int k = j + 1; k < n; ++k) {
@@ -265,7 +268,7 @@ static bool envelope_lift(const ibSupportFeature* f, ibVec3 x, double eps, doubl
 				double la = 1.0 - lb - lc;
 				if (la < -1e-12 || lb < -1e-12 || lc < -1e-12) continue;
 				double h = la * ph[i] + lb * ph[j] + lc * ph[k];
-				hiS = fmax(hiS, h), loS = fmin(loS, h);
+				hiS = ib_fmax(hiS, h), loS = ib_fmin(loS, h);
 			}
 		}
 	}
@@ -293,10 +296,10 @@ bool ib_feature_lift(const ibConvex* c, const ibSupportFeature* f, ibVec3 x, dou
 	case IB_CONVEX_CAPSULE: { /* union of the cylinder part and the two end balls (connected) */
 		double hl = c->halfLength;
 		lo = INFINITY, hi = -INFINITY;
-		if (cylinder_interval(xl, dl, c->radius, hl, eps, &l2, &h2) && l2 <= h2) lo = fmin(lo, l2), hi = fmax(hi, h2);
+		if (cylinder_interval(xl, dl, c->radius, hl, eps, &l2, &h2) && l2 <= h2) lo = ib_fmin(lo, l2), hi = ib_fmax(hi, h2);
 		for (int k = 0; k < 2; ++k) {
 			ibVec3 xe = ibV3(xl.x, xl.y, xl.z - (k ? hl : -hl));
-			if (ball_interval(xe, dl, c->radius, eps, &l2, &h2)) lo = fmin(lo, l2), hi = fmax(hi, h2);
+			if (ball_interval(xe, dl, c->radius, eps, &l2, &h2)) lo = ib_fmin(lo, l2), hi = ib_fmax(hi, h2);
 		}
 		hit = lo <= hi;
 		break;
