@@ -80,6 +80,10 @@ typedef struct ibContactStore {
 	int32_t *level, *queue, *adjStart, *adj, *order, *levelStart;
 	int32_t levelCapacity, queueCapacity, adjStartCapacity, adjCapacity, orderCapacity, levelStartCapacity;
 	int32_t levelCount; /* 0 = no graph this step */
+	/* contact_patch.c: Cholesky factor of each group's 6x6 response (indexed by its first row), grow-only */
+	double* patchL;
+	uint8_t* patchOk;   /* 1 = factor valid for this velocity loop, 2 = not positive definite */
+	int32_t patchCapacity;
 } ibContactStore;
 
 /* One of the iterative loops (collisions, contact joints, their velocity correction): point() does one
@@ -116,7 +120,10 @@ void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h);
 /* contact_patch.c: the rows g[0..m-1] of one manifold, all sticking, as one 6-dof block in the velocity
  * correction; false (nothing applied) if the block is not admissible, then the points are iterated singly. */
 #define IB_CONTACT_PATCH_MAX 8
-bool ib_contact_patch_velocity(ibWorld* w, ibContactRow* g, int m, double tol, bool* moved);
+bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, int m, double tol, bool* moved);
+/* before a velocity loop: grows the factor cache and invalidates it; false on OOM (no block solves then) */
+bool ib_contact_patch_begin(ibWorld* w, ibContactStore* cs);
+void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs);
 
 /* contact_collide.c: collision loop (§5.2) with friction (§5.2.5) */
 void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs);

@@ -166,6 +166,7 @@ static void warm_start(ibWorld* w, ibContactStore* cs, double h, bool velocity)
 
 typedef struct RestCtx {
 	double h, eps, tol, res;
+	bool patch; /* block solves of face contacts (velocity loop) */
 } RestCtx;
 
 static bool position_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx)
@@ -216,7 +217,7 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 	}
 	cs->lastH = h;
 	warm_start(w, cs, h, false);
-	RestCtx x = {h, set->contactPositionTolerance, 0.0, 0.0};
+	RestCtx x = {h, set->contactPositionTolerance, 0.0, 0.0, false};
 	ibContactLoop loop = {position_point, w->joints ? joint_position_sweep : NULL, &x, set->maxContactIterations};
 	bool moved = false;
 	w->stats.contactIterations += ib_contacts_run(w, cs, &loop, &moved);
@@ -249,12 +250,11 @@ static double velocity_normal_impulse(const ibContactRow* c, double un)
 
 static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx)
 {
-	(void)cs;
 	const RestCtx* x = ctx;
 	if (c->kind != IB_CONTACT_RESTING) return false;
 	bool moved = false;
 	if (c->gIdx == 0 && c->gCount >= 3) { /* the whole face contact as one block (contact_patch.c) */
-		c->patchOk = ib_contact_patch_velocity(w, c, c->gCount, x->tol, &moved);
+		c->patchOk = x->patch && ib_contact_patch_velocity(w, cs, c, c->gCount, x->tol, &moved);
 		if (c->patchOk) return moved;
 	} else if (c->gIdx > 0 && (c - c->gIdx)->patchOk) {
 		return false;
@@ -332,7 +332,7 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 		c->wVT = c->accT; /* the friction impulse before this loop */
 	}
 	warm_start(w, cs, cs->lastH > 0.0 ? cs->lastH : h, true);
-	RestCtx x = {h, set->contactPositionTolerance, w->solver.velocityTolerance, 0.0};
+	RestCtx x = {h, set->contactPositionTolerance, w->solver.velocityTolerance, 0.0, ib_contact_patch_begin(w, cs)};
 	ibContactLoop loop = {velocity_point, w->joints ? joint_velocity_sweep : NULL, &x, set->maxContactIterations};
 	bool moved = false;
 	w->stats.contactVelocityIterations += ib_contacts_run(w, cs, &loop, &moved);

@@ -16,6 +16,7 @@
  * point (N_i >= 0, |t_i| <= mu_s N_i); otherwise the points are iterated one by one as before.
  * The distribution removes the self-equilibrated part at every block solve. */
 #include <math.h>
+#include <string.h>
 
 #include "contact/contact_internal.h"
 
@@ -34,34 +35,68 @@ static void unit_response(const ibBody* x, const ibBody* y, ibVec3 r1, ibVec3 r2
 	*dw = ibAdd(w1, w2);
 }
 
-/* Cholesky solve of the symmetric positive definite 6x6 system A x = b; false if not positive definite */
-static bool solve6(double A[6][6], double b[6], double x[6])
+bool ib_contact_patch_begin(ibWorld* w, ibContactStore* cs)
 {
-	double L[6][6] = {{0}};
+	if (cs->count > cs->patchCapacity) {
+		int32_t cap = cs->count + cs->count / 2 + 16;
+		double* L = ib_alloc(w, (size_t)cap * 36 * sizeof(double));
+		uint8_t* ok = ib_alloc(w, (size_t)cap);
+		if (!L || !ok) {
+			ib_free(w, L, (size_t)cap * 36 * sizeof(double));
+			ib_free(w, ok, (size_t)cap);
+			return false;
+		}
+		ib_free(w, cs->patchL, (size_t)cs->patchCapacity * 36 * sizeof(double));
+		ib_free(w, cs->patchOk, (size_t)cs->patchCapacity);
+		cs->patchL = L;
+		cs->patchOk = ok;
+		cs->patchCapacity = cap;
+	}
+	if (cs->count > 0) memset(cs->patchOk, 0, (size_t)cs->count);
+	return true;
+}
+
+void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs)
+{
+	ib_free(w, cs->patchL, (size_t)cs->patchCapacity * 36 * sizeof(double));
+	ib_free(w, cs->patchOk, (size_t)cs->patchCapacity);
+	cs->patchL = NULL;
+	cs->patchOk = NULL;
+	cs->patchCapacity = 0;
+}
+
+/* Cholesky factor L (row-major 6x6, lower part) of the symmetric positive definite A; false if not positive definite */
+static bool factor6(double A[6][6], double* L)
+{
+	for (int i = 0; i < 36; ++i) L[i] = 0.0;
 	for (int i = 0; i < 6; ++i) {
 		for (int j = 0; j <= i; ++j) {
 			double s = A[i][j];
-			for (int k = 0; k < j; ++k) s -= L[i][k] * L[j][k];
+			for (int k = 0; k < j; ++k) s -= L[6 * i + k] * L[6 * j + k];
 			if (i == j) {
 				if (!(s > 1e-14 * (fabs(A[i][i]) + 1e-300))) return false;
-				L[i][i] = sqrt(s);
+				L[6 * i + i] = sqrt(s);
 			} else {
-				L[i][j] = s / L[j][j];
+				L[6 * i + j] = s / L[6 * j + j];
 			}
 		}
 	}
+	return true;
+}
+
+static void solve6(const double* L, const double b[6], double x[6])
+{
 	double y[6];
 	for (int i = 0; i < 6; ++i) {
 		double s = b[i];
-		for (int k = 0; k < i; ++k) s -= L[i][k] * y[k];
-		y[i] = s / L[i][i];
+		for (int k = 0; k < i; ++k) s -= L[6 * i + k] * y[k];
+		y[i] = s / L[6 * i + i];
 	}
 	for (int i = 5; i >= 0; --i) {
 		double s = y[i];
-		for (int k = i + 1; k < 6; ++k) s -= L[k][i] * x[k];
-		x[i] = s / L[i][i];
+		for (int k = i + 1; k < 6; ++k) s -= L[6 * k + i] * x[k];
+		x[i] = s / L[6 * i + i];
 	}
-	return true;
 }
 
 /* The least-squares loads N (same F_n, same moment rho = sum N_i r_i) have a negative entry: if the
@@ -94,9 +129,9 @@ static bool nonneg_loads(const ibVec3* r, int m, ibVec3 t1, ibVec3 t2, double Fn
 	return true;
 }
 
-bool ib_contact_patch_velocity(ibWorld* w, ibContactRow* g, int m, double tol, bool* moved)
+bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, int m, double tol, bool* moved)
 {
-	if (m < 3 || m > IB_CONTACT_PATCH_MAX) return false;
+	if (m < 3 || m > IB_CONTACT_PATCH_MAX || !cs->patchL) return false;
 	for (int i = 0; i < m; ++i)
 		if (g[i].kind != IB_CONTACT_RESTING || !g[i].sticking || !(g[i].mus > 0.0) || g[i].frozen) return false;
 	const ibBody* x = &w->bodies[g[0].b1];
@@ -128,18 +163,26 @@ bool ib_contact_patch_velocity(ibWorld* w, ibContactRow* g, int m, double tol, b
 		F = ibAdd(F, p);
 		M = ibAdd(M, ibCross(r[i], p));
 	}
-	double A[6][6], b[6], sol[6];
-	for (int j = 0; j < 6; ++j) {
-		ibVec3 f = IB_VEC3_ZERO, mo = IB_VEC3_ZERO, du, dw;
-		if (j < 3) f = j == 0 ? ibV3(1, 0, 0) : j == 1 ? ibV3(0, 1, 0) : ibV3(0, 0, 1);
-		else mo = j == 3 ? ibV3(1, 0, 0) : j == 4 ? ibV3(0, 1, 0) : ibV3(0, 0, 1);
-		unit_response(x, y, r1, r2, f, mo, &du, &dw);
-		A[0][j] = du.x, A[1][j] = du.y, A[2][j] = du.z, A[3][j] = dw.x, A[4][j] = dw.y, A[5][j] = dw.z;
+	/* the response of the block does not change during the loop (poses fixed at t0+h): factor once */
+	int32_t gi = (int32_t)(g - cs->pts);
+	double* L = &cs->patchL[36 * (size_t)gi];
+	if (cs->patchOk[gi] == 0) {
+		double A[6][6];
+		for (int j = 0; j < 6; ++j) {
+			ibVec3 f = IB_VEC3_ZERO, mo = IB_VEC3_ZERO, du, dw;
+			if (j < 3) f = j == 0 ? ibV3(1, 0, 0) : j == 1 ? ibV3(0, 1, 0) : ibV3(0, 0, 1);
+			else mo = j == 3 ? ibV3(1, 0, 0) : j == 4 ? ibV3(0, 1, 0) : ibV3(0, 0, 1);
+			unit_response(x, y, r1, r2, f, mo, &du, &dw);
+			A[0][j] = du.x, A[1][j] = du.y, A[2][j] = du.z, A[3][j] = dw.x, A[4][j] = dw.y, A[5][j] = dw.z;
+		}
+		for (int i = 0; i < 6; ++i)
+			for (int j = 0; j < i; ++j) A[i][j] = A[j][i] = 0.5 * (A[i][j] + A[j][i]);
+		cs->patchOk[gi] = factor6(A, L) ? 1 : 2;
 	}
-	for (int i = 0; i < 6; ++i)
-		for (int j = 0; j < i; ++j) A[i][j] = A[j][i] = 0.5 * (A[i][j] + A[j][i]);
+	if (cs->patchOk[gi] != 1) return false;
+	double b[6], sol[6];
 	b[0] = -u.x, b[1] = -u.y, b[2] = -u.z, b[3] = -om.x, b[4] = -om.y, b[5] = -om.z;
-	if (!solve6(A, b, sol)) return false;
+	solve6(L, b, sol);
 	F = ibAdd(F, ibV3(sol[0], sol[1], sol[2]));
 	M = ibAdd(M, ibV3(sol[3], sol[4], sol[5]));
 	/* least-squares normal loads with the wrench's F_n and tilting moment M_t = rho x n */
