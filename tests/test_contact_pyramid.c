@@ -2,8 +2,8 @@
  * cube on two cubes of the row below, mu 0.5 (0.25 + 0.25, sum rule), eps_v 1e-4 m/s, eps_d 1e-5 m,
  * eps_c 1e-4 m, h = 1/60 s. The pyramid stands: in every step the penetration of any corner into
  * another box or the ground stays below eps_d + eps_c, and no cube moves by more than 3 mm: 8 rows
- * for 2 s. [not met yet] The full 20 rows (210 cubes, bench_contacts' pyramid20) stand for about
- * 100 steps and then lose stability (cubes moved by metres after 5 s): docs/contacts.md. */
+ * for 2 s, and (IBDYN_SLOW_TESTS) 20 rows for 1.5 s. [not met yet] The full 20 rows (210 cubes,
+ * bench_contacts' pyramid20) stand for about 110 steps and then lose stability: docs/contacts.md. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -121,7 +121,7 @@ static double run_pyramid(int rows, double T, bool warm, double* pen, double* sw
 		for (int i = 0; i < py.n; ++i) disp = fmax(disp, ibLength(ibSub(ibBody_GetPosition(py.b[i]), py.p0[i])));
 	}
 	*sweeps = (double)sw / steps;
-	printf("pyramid of %d rows (%d cubes), %.0f s at 60 Hz, warm start %s: max displacement %.3e m, max penetration "
+	printf("pyramid of %d rows (%d cubes), %.1f s at 60 Hz, warm start %s: max displacement %.3e m, max penetration "
 	       "%.3e m, mean contact sweeps %.1f\n",
 	       rows, py.n, T, warm ? "on" : "off", disp, *pen, *sweeps);
 	free_pyramid(&py);
@@ -136,11 +136,26 @@ static void test_pyramid_small(void** state)
 	assert_true(d <= 3e-3);
 }
 
+#if IBDYN_SLOW_TESTS
+/* The issue's target: 20 rows stand for 60 s. [not met yet] It stands about 110 steps (docs/contacts.md),
+ * so this validation runs the part that holds: 20 rows for 1.5 s. */
+static void test_pyramid_20_rows(void** state)
+{
+	(void)state;
+	double pen, sweeps;
+	double d = run_pyramid(20, 1.5, true, &pen, &sweeps);
+	assert_true(d <= 3e-3);
+}
+#endif
+
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pyramid_small),
+#if IBDYN_SLOW_TESTS
+	    cmocka_unit_test(test_pyramid_20_rows),
+#endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,6 +47,8 @@ typedef struct ibContactRow {
 	ibMat3 Kinv;        /* K^-1 while kinv == 1 (0: not computed for this K, 2: singular) */
 	uint8_t kinv;
 	uint32_t key;       /* feature key of the manifold point (0 = unknown) */
+	int16_t gIdx, gCount; /* index of the point in its manifold's group (consecutive rows) and the group's size */
+	bool patchOk;       /* first row of a group: the group was solved as one block in this sweep (contact_patch.c) */
 	int32_t warm;       /* the same point in last step's set (cs->prev), -1 if none */
 	double wN, wVN;     /* this step's normal impulses of the position / velocity loop (next warm start) */
 	ibVec3 wT, wVT;     /* and their friction impulses */
@@ -78,6 +80,10 @@ typedef struct ibContactStore {
 	int32_t *level, *queue, *adjStart, *adj, *order, *levelStart;
 	int32_t levelCapacity, queueCapacity, adjStartCapacity, adjCapacity, orderCapacity, levelStartCapacity;
 	int32_t levelCount; /* 0 = no graph this step */
+	/* contact_patch.c: Cholesky factor of each group's 6x6 response (indexed by its first row), grow-only */
+	double* patchL;
+	uint8_t* patchOk;   /* 1 = factor valid for this velocity loop, 2 = not positive definite */
+	int32_t patchCapacity;
 } ibContactStore;
 
 /* One of the iterative loops (collisions, contact joints, their velocity correction): point() does one
@@ -110,6 +116,14 @@ ibMat3 ib_contact_response(const ibWorld* w, int32_t b1, ibVec3 a, int32_t b2, i
 /* Predicted pose of body i after a free step h (cached per velocity version). */
 void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, ibVec3* s, ibMat3* R);
 void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h);
+
+/* contact_patch.c: the rows g[0..m-1] of one manifold, all sticking, as one 6-dof block in the velocity
+ * correction; false (nothing applied) if the block is not admissible, then the points are iterated singly. */
+#define IB_CONTACT_PATCH_MAX 8
+bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, int m, double tol, bool* moved);
+/* before a velocity loop: grows the factor cache and invalidates it; false on OOM (no block solves then) */
+bool ib_contact_patch_begin(ibWorld* w, ibContactStore* cs);
+void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs);
 
 /* contact_collide.c: collision loop (§5.2) with friction (§5.2.5) */
 void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs);

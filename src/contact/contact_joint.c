@@ -166,6 +166,7 @@ static void warm_start(ibWorld* w, ibContactStore* cs, double h, bool velocity)
 
 typedef struct RestCtx {
 	double h, eps, tol, res;
+	bool patch; /* block solves of face contacts (velocity loop) */
 } RestCtx;
 
 static bool position_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx)
@@ -218,7 +219,7 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 	}
 	cs->lastH = h;
 	warm_start(w, cs, h, false);
-	RestCtx x = {h, set->contactPositionTolerance, 0.0, 0.0};
+	RestCtx x = {h, set->contactPositionTolerance, 0.0, 0.0, false};
 	ibContactLoop loop = {position_point, w->joints || w->soft ? joint_position_sweep : NULL, &x, set->maxContactIterations};
 	bool moved = false;
 	w->stats.contactIterations += ib_contacts_run(w, cs, &loop, &moved);
@@ -251,10 +252,15 @@ static double velocity_normal_impulse(const ibContactRow* c, double un)
 
 static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx)
 {
-	(void)cs;
 	const RestCtx* x = ctx;
 	if (c->kind != IB_CONTACT_RESTING) return false;
 	bool moved = false;
+	if (c->gIdx == 0 && c->gCount >= 3) { /* the whole face contact as one block (contact_patch.c) */
+		c->patchOk = x->patch && ib_contact_patch_velocity(w, cs, c, c->gCount, x->tol, &moved);
+		if (c->patchOk) return moved;
+	} else if (c->gIdx > 0 && (c - c->gIdx)->patchOk) {
+		return false;
+	}
 	ibVec3 u = ib_contact_rel_velocity(w, c);
 	double un = ibDot(u, c->n);
 	double dN = 0.0;
@@ -285,6 +291,31 @@ static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void
 		ib_contact_apply(w, c, ibScale(dN, c->n));
 		if (fabs(un) > x->tol && dN != 0.0) moved = true;
 	}
+	if (c->sticking && c->mus > 0.0) {
+		/* [IMPL] a point that sticks stays sticking for the rest of this loop: where the friction it
+		 * needs leaves the cone it is held on the cone's boundary (and projected back onto it when the
+		 * normal impulse shrinks). Letting it flip to sliding here left it with the friction it had and
+		 * only mu_d dN more per sweep: its sliding never ended within the loop, and the neighbours'
+		 * corrections kept the sweeps going until the cap (pyramid20). */
+		ibVec3 ut = ib_contact_tangential(ib_contact_rel_velocity(w, c), c->n);
+		double sl = ibLength(ut), lim = c->mus * c->accN;
+		ibVec3 cand = c->accT;
+		bool clamp = false;
+		if (sl > 0.0) {
+			ibVec3 t = ibScale(1.0 / sl, ut);
+			double tKt = ibDot(t, ibMat3_MulV(c->K, t));
+			if (tKt > 0.0) cand = ibMulAdd(cand, -sl / tKt, t);
+		}
+		double lc = ibLength(cand);
+		if (lc > lim) {
+			cand = lim > 0.0 ? ibScale(lim / lc, cand) : IB_VEC3_ZERO;
+			clamp = true;
+		}
+		ib_contact_apply(w, c, ibSub(cand, c->accT));
+		c->accT = cand;
+		if (sl > x->tol && !clamp) moved = true;
+		return moved;
+	}
 	if (ib_contact_friction_velocity(w, c, dN, x->tol)) moved = true;
 	return moved;
 }
@@ -296,13 +327,14 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 	const ibContactSettings* set = &w->solver.contact;
 	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactRow* c = &cs->pts[k];
+		c->patchOk = false;
 		if (c->kind != IB_CONTACT_RESTING) continue;
 		carry_points(w, c); /* contact points at t0+h, carried with their bodies */
 		c->accVN = 0.0;
 		c->wVT = c->accT; /* the friction impulse before this loop */
 	}
 	warm_start(w, cs, cs->lastH > 0.0 ? cs->lastH : h, true);
-	RestCtx x = {h, set->contactPositionTolerance, w->solver.velocityTolerance, 0.0};
+	RestCtx x = {h, set->contactPositionTolerance, w->solver.velocityTolerance, 0.0, ib_contact_patch_begin(w, cs)};
 	ibContactLoop loop = {velocity_point, w->joints || w->soft ? joint_velocity_sweep : NULL, &x, set->maxContactIterations};
 	bool moved = false;
 	w->stats.contactVelocityIterations += ib_contacts_run(w, cs, &loop, &moved);

@@ -37,6 +37,7 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_free(w, cs->baseS, (size_t)cs->predCapacity * 3 * sizeof(ibVec3));
 	ib_free(w, cs->baseR, (size_t)cs->predCapacity * sizeof(ibMat3));
 	ib_free(w, cs->baseOk, (size_t)cs->predCapacity * sizeof(uint8_t));
+	ib_contact_patch_destroy(w, cs);
 	ib_free(w, cs, sizeof *cs);
 	w->contactStore = NULL;
 }
@@ -256,6 +257,46 @@ void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
 	}
 }
 
+/* [IMPL] The friction impulses of the points of one manifold are determined by the motion only up to a
+ * self-equilibrated part (opposite tangential impulses at two corners of a face: no net force, no
+ * twist). The sweeps change that part arbitrarily, the warm start carries it into the next step, and
+ * there it grows from step to step until points reach their friction cones and slide (pyramid20: a
+ * box under symmetric load carried friction of half its normal impulse at one corner, opposed at the
+ * other, after 80 steps; then it rocked and the pile fell apart). Before an impulse is kept for the
+ * warm start, the group's friction is replaced by the distribution proportional to the normal loads
+ * w_i that has the same net force F and twist tau about the loads' centre c:
+ * t_i = w_i (F / W + (tau / J) n x r_i), r_i = tangential part of a_i - c, J = sum w_i |r_i|^2
+ * (the minimum of sum |t_i|^2 / w_i). The bodies get the same wrench (coplanar points). */
+static void balance_friction(ibContactRow* g, int32_t m, bool velocity)
+{
+	ibVec3 n = g[0].n, F = IB_VEC3_ZERO, c = IB_VEC3_ZERO;
+	double W = 0.0;
+	for (int32_t i = 0; i < m; ++i) {
+		double wi = velocity ? g[i].wN + g[i].wVN : g[i].wN;
+		if (!(wi > 0.0)) wi = 0.0;
+		W += wi;
+		c = ibMulAdd(c, wi, g[i].a);
+		F = ibAdd(F, ib_contact_tangential(velocity ? g[i].wVT : g[i].wT, n));
+	}
+	if (!(W > 0.0)) return;
+	c = ibScale(1.0 / W, c);
+	double tau = 0.0, J = 0.0;
+	for (int32_t i = 0; i < m; ++i) {
+		double wi = fmax(0.0, velocity ? g[i].wN + g[i].wVN : g[i].wN);
+		ibVec3 r = ib_contact_tangential(ibSub(g[i].a, c), n);
+		tau += ibDot(n, ibCross(r, ib_contact_tangential(velocity ? g[i].wVT : g[i].wT, n)));
+		J += wi * ibLengthSq(r);
+	}
+	double k = J > 0.0 ? tau / J : 0.0;
+	for (int32_t i = 0; i < m; ++i) {
+		double wi = fmax(0.0, velocity ? g[i].wN + g[i].wVN : g[i].wN);
+		ibVec3 r = ib_contact_tangential(ibSub(g[i].a, c), n);
+		ibVec3 t = ibScale(wi, ibMulAdd(ibScale(1.0 / W, F), k, ibCross(n, r)));
+		if (velocity) g[i].wVT = t;
+		else g[i].wT = t;
+	}
+}
+
 /* Keep this step's resting points for the next step (anchors of sticking points, warm start); they
  * stay grouped by shape pair, and a hash of the pairs finds each group. */
 void ib_contacts_keep(ibWorld* w, ibContactStore* cs)
@@ -265,6 +306,13 @@ void ib_contacts_keep(ibWorld* w, ibContactStore* cs)
 	if (!ib_grow(w, (void**)&cs->prev, &cs->prevCapacity, cs->count, sizeof(ibContactRow))) return;
 	for (int32_t k = 0; k < cs->count; ++k)
 		if (cs->pts[k].kind == IB_CONTACT_RESTING) cs->prev[cs->prevCount++] = cs->pts[k];
+	for (int32_t j = 0, e; j < cs->prevCount; j = e) {
+		const ibContactRow* o = &cs->prev[j];
+		for (e = j + 1; e < cs->prevCount && cs->prev[e].s1 == o->s1 && cs->prev[e].s2 == o->s2 && ibDot(cs->prev[e].n, o->n) > 0.999999; ++e) {}
+		if (e - j < 2 || o->mus <= 0.0) continue;
+		balance_friction(&cs->prev[j], e - j, false);
+		balance_friction(&cs->prev[j], e - j, true);
+	}
 	int32_t need = 16;
 	while (need < 2 * cs->prevCount) need *= 2;
 	if (need > cs->prevHashCapacity) {
@@ -319,6 +367,7 @@ bool ib_contacts_build(ibWorld* w, ibContactStore* cs)
 		/* the normal rotates with body 2 unless body 2 moves and body 1 does not */
 		int nBody = (ib_is_dynamic(y) && !ib_is_dynamic(x)) ? 1 : 2;
 		const ibBody* nb = nBody == 1 ? x : y;
+		int32_t first = cs->count;
 		for (int i = 0; i < m->pointCount; ++i) {
 			ibContactRow* c = &cs->pts[cs->count];
 			memset(c, 0, sizeof *c);
@@ -345,6 +394,10 @@ bool ib_contacts_build(ibWorld* w, ibContactStore* cs)
 			c->warm = -1;
 			if (!(c->nKn > 0.0)) continue;
 			cs->count++;
+		}
+		for (int32_t q = first; q < cs->count; ++q) {
+			cs->pts[q].gIdx = (int16_t)(q - first);
+			cs->pts[q].gCount = (int16_t)(cs->count - first);
 		}
 	}
 	return true;

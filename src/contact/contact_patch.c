@@ -1,0 +1,230 @@
+/* [IMPL] Block solve of a sticking face contact in the velocity correction at t0+h (beyond the thesis).
+ *
+ * The points of one manifold (a face of a box on a face of another: 4 coplanar points) are
+ * redundant constraints: 4 normal rows and 8 friction rows for the 6 degrees of freedom of the
+ * relative motion. Gauss-Seidel sweeps over the single points converge slowly on them (each point
+ * undoes part of its neighbours' work), and the impulses they end with carry a self-equilibrated
+ * part (opposite friction at two corners, a checkerboard of normal loads) that the warm start
+ * carries from step to step until points leave their friction cones (pyramid20 fell apart that way).
+ *
+ * When every point of the group sticks, the group is solved as one 6-dof block: the wrench (F, M)
+ * about the points' centre c that removes the whole relative twist (velocity at c, angular
+ * velocity) is one 6x6 solve, A x = -twist. The group's total wrench is then distributed over the
+ * points with the least-squares loads: normal N_i = F_n / m + beta . r_i (r_i: tangential offset
+ * of point i from c), friction t_i = N_i (F_t / W + k n x r'_i) about the loads' centre (the
+ * minimum of sum |t_i|^2 / N_i). The block is used only if the result is admissible for every
+ * point (N_i >= 0, |t_i| <= mu_s N_i); otherwise the points are iterated one by one as before.
+ * The distribution removes the self-equilibrated part at every block solve. */
+#include <math.h>
+#include <string.h>
+
+#include "contact/contact_internal.h"
+
+static ibVec3 inv_inertia_mul(const ibBody* b, ibVec3 v)
+{
+	return ib_is_dynamic(b) ? ibMat3_MulV(b->invInertiaW, v) : IB_VEC3_ZERO;
+}
+
+/* change of (relative velocity at c, relative angular velocity) per unit wrench (f, m) at c, +on body 1 */
+static void unit_response(const ibBody* x, const ibBody* y, ibVec3 r1, ibVec3 r2, ibVec3 f, ibVec3 mo, ibVec3* du, ibVec3* dw)
+{
+	double im1 = ib_is_dynamic(x) ? x->invMass : 0.0, im2 = ib_is_dynamic(y) ? y->invMass : 0.0;
+	ibVec3 w1 = inv_inertia_mul(x, ibAdd(ibCross(r1, f), mo));
+	ibVec3 w2 = inv_inertia_mul(y, ibAdd(ibCross(r2, f), mo));
+	*du = ibAdd(ibScale(im1 + im2, f), ibAdd(ibCross(w1, r1), ibCross(w2, r2)));
+	*dw = ibAdd(w1, w2);
+}
+
+bool ib_contact_patch_begin(ibWorld* w, ibContactStore* cs)
+{
+	if (cs->count > cs->patchCapacity) {
+		int32_t cap = cs->count + cs->count / 2 + 16;
+		double* L = ib_alloc(w, (size_t)cap * 36 * sizeof(double));
+		uint8_t* ok = ib_alloc(w, (size_t)cap);
+		if (!L || !ok) {
+			ib_free(w, L, (size_t)cap * 36 * sizeof(double));
+			ib_free(w, ok, (size_t)cap);
+			return false;
+		}
+		ib_free(w, cs->patchL, (size_t)cs->patchCapacity * 36 * sizeof(double));
+		ib_free(w, cs->patchOk, (size_t)cs->patchCapacity);
+		cs->patchL = L;
+		cs->patchOk = ok;
+		cs->patchCapacity = cap;
+	}
+	if (cs->count > 0) memset(cs->patchOk, 0, (size_t)cs->count);
+	return true;
+}
+
+void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs)
+{
+	ib_free(w, cs->patchL, (size_t)cs->patchCapacity * 36 * sizeof(double));
+	ib_free(w, cs->patchOk, (size_t)cs->patchCapacity);
+	cs->patchL = NULL;
+	cs->patchOk = NULL;
+	cs->patchCapacity = 0;
+}
+
+/* Cholesky factor L (row-major 6x6, lower part) of the symmetric positive definite A; false if not positive definite */
+static bool factor6(double A[6][6], double* L)
+{
+	for (int i = 0; i < 36; ++i) L[i] = 0.0;
+	for (int i = 0; i < 6; ++i) {
+		for (int j = 0; j <= i; ++j) {
+			double s = A[i][j];
+			for (int k = 0; k < j; ++k) s -= L[6 * i + k] * L[6 * j + k];
+			if (i == j) {
+				if (!(s > 1e-14 * (fabs(A[i][i]) + 1e-300))) return false;
+				L[6 * i + i] = sqrt(s);
+			} else {
+				L[6 * i + j] = s / L[6 * j + j];
+			}
+		}
+	}
+	return true;
+}
+
+static void solve6(const double* L, const double b[6], double x[6])
+{
+	double y[6];
+	for (int i = 0; i < 6; ++i) {
+		double s = b[i];
+		for (int k = 0; k < i; ++k) s -= L[6 * i + k] * y[k];
+		y[i] = s / L[6 * i + i];
+	}
+	for (int i = 5; i >= 0; --i) {
+		double s = y[i];
+		for (int k = i + 1; k < 6; ++k) s -= L[6 * k + i] * x[k];
+		x[i] = s / L[6 * i + i];
+	}
+}
+
+/* The least-squares loads N (same F_n, same moment rho = sum N_i r_i) have a negative entry: if the
+ * centre of pressure rho / F_n lies in a triangle of the points, its barycentric loads are >= 0 and
+ * give the same wrench; N moves towards them just as far as needed (a convex combination keeps the
+ * wrench). False if no triangle contains it. */
+static bool nonneg_loads(const ibVec3* r, int m, ibVec3 t1, ibVec3 t2, double Fn, ibVec3 rho, double* N)
+{
+	if (!(Fn > 0.0)) return false;
+	double qx = ibDot(rho, t1) / Fn, qy = ibDot(rho, t2) / Fn, best = -1.0, B[IB_CONTACT_PATCH_MAX] = {0};
+	for (int i = 0; i < m; ++i)
+		for (int j = i + 1; j < m; ++j)
+			for (int k = j + 1; k < m; ++k) {
+				double ax = ibDot(r[i], t1), ay = ibDot(r[i], t2), bx = ibDot(r[j], t1) - ax, by = ibDot(r[j], t2) - ay;
+				double cx = ibDot(r[k], t1) - ax, cy = ibDot(r[k], t2) - ay, d = bx * cy - by * cx;
+				if (fabs(d) < 1e-12 * (bx * bx + by * by + cx * cx + cy * cy)) continue;
+				double px = qx - ax, py = qy - ay, l1 = (px * cy - py * cx) / d, l2 = (bx * py - by * px) / d, l0 = 1.0 - l1 - l2;
+				double mn = fmin(l0, fmin(l1, l2));
+				if (mn > best) {
+					best = mn;
+					for (int q = 0; q < m; ++q) B[q] = 0.0;
+					B[i] = l0 * Fn, B[j] = l1 * Fn, B[k] = l2 * Fn;
+				}
+			}
+	if (best < 0.0) return false;
+	double t = 1.0; /* N = B + t (N_ls - B), the largest t in [0, 1] with N >= 0 */
+	for (int i = 0; i < m; ++i)
+		if (N[i] < 0.0) t = fmin(t, B[i] / (B[i] - N[i]));
+	for (int i = 0; i < m; ++i) N[i] = fmax(0.0, B[i] + t * (N[i] - B[i]));
+	return true;
+}
+
+bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, int m, double tol, bool* moved)
+{
+	if (m < 3 || m > IB_CONTACT_PATCH_MAX || !cs->patchL) return false;
+	for (int i = 0; i < m; ++i)
+		if (g[i].kind != IB_CONTACT_RESTING || !g[i].sticking || !(g[i].mus > 0.0) || g[i].frozen) return false;
+	const ibBody* x = &w->bodies[g[0].b1];
+	const ibBody* y = &w->bodies[g[0].b2];
+	ibVec3 n = g[0].n, c = IB_VEC3_ZERO;
+	for (int i = 0; i < m; ++i) c = ibAdd(c, g[i].a);
+	c = ibScale(1.0 / m, c);
+	/* planar geometry of the points: basis (t1, t2) of the plane, second moments about c */
+	ibVec3 t1 = ibPerpendicular(n), t2 = ibCross(n, t1);
+	ibVec3 r[IB_CONTACT_PATCH_MAX];
+	double sxx = 0.0, sxy = 0.0, syy = 0.0;
+	for (int i = 0; i < m; ++i) {
+		r[i] = ib_contact_tangential(ibSub(g[i].a, c), n);
+		double px = ibDot(r[i], t1), py = ibDot(r[i], t2);
+		sxx += px * px, sxy += px * py, syy += py * py;
+	}
+	double det = sxx * syy - sxy * sxy, tr = sxx + syy;
+	if (!(tr > 0.0) || !(det > 1e-6 * tr * tr)) return false; /* (nearly) collinear: no block */
+	/* relative twist at c and the group's present wrench about c */
+	ibVec3 r1 = ibSub(c, x->st.s), r2 = ibSub(c, y->st.s);
+	ibVec3 u = ibSub(ibAdd(x->st.v, ibCross(x->st.w, r1)), ibAdd(y->st.v, ibCross(y->st.w, r2)));
+	ibVec3 om = ibSub(x->st.w, y->st.w);
+	double err = 0.0;
+	for (int i = 0; i < m; ++i) err = fmax(err, ibLength(ib_contact_rel_velocity(w, &g[i])));
+	if (!(err > 0.0)) return true;
+	ibVec3 F = IB_VEC3_ZERO, M = IB_VEC3_ZERO;
+	for (int i = 0; i < m; ++i) {
+		ibVec3 p = ibMulAdd(g[i].accT, g[i].accN, n);
+		F = ibAdd(F, p);
+		M = ibAdd(M, ibCross(r[i], p));
+	}
+	/* the response of the block does not change during the loop (poses fixed at t0+h): factor once */
+	int32_t gi = (int32_t)(g - cs->pts);
+	double* L = &cs->patchL[36 * (size_t)gi];
+	if (cs->patchOk[gi] == 0) {
+		double A[6][6];
+		for (int j = 0; j < 6; ++j) {
+			ibVec3 f = IB_VEC3_ZERO, mo = IB_VEC3_ZERO, du, dw;
+			if (j < 3) f = j == 0 ? ibV3(1, 0, 0) : j == 1 ? ibV3(0, 1, 0) : ibV3(0, 0, 1);
+			else mo = j == 3 ? ibV3(1, 0, 0) : j == 4 ? ibV3(0, 1, 0) : ibV3(0, 0, 1);
+			unit_response(x, y, r1, r2, f, mo, &du, &dw);
+			A[0][j] = du.x, A[1][j] = du.y, A[2][j] = du.z, A[3][j] = dw.x, A[4][j] = dw.y, A[5][j] = dw.z;
+		}
+		for (int i = 0; i < 6; ++i)
+			for (int j = 0; j < i; ++j) A[i][j] = A[j][i] = 0.5 * (A[i][j] + A[j][i]);
+		cs->patchOk[gi] = factor6(A, L) ? 1 : 2;
+	}
+	if (cs->patchOk[gi] != 1) return false;
+	double b[6], sol[6];
+	b[0] = -u.x, b[1] = -u.y, b[2] = -u.z, b[3] = -om.x, b[4] = -om.y, b[5] = -om.z;
+	solve6(L, b, sol);
+	F = ibAdd(F, ibV3(sol[0], sol[1], sol[2]));
+	M = ibAdd(M, ibV3(sol[3], sol[4], sol[5]));
+	/* least-squares normal loads with the wrench's F_n and tilting moment M_t = rho x n */
+	double Fn = ibDot(F, n);
+	ibVec3 Ft = ib_contact_tangential(F, n), rho = ibCross(n, ib_contact_tangential(M, n));
+	double rx = ibDot(rho, t1), ry = ibDot(rho, t2);
+	double bx = (syy * rx - sxy * ry) / det, by = (sxx * ry - sxy * rx) / det;
+	ibVec3 beta = ibMulAdd(ibScale(bx, t1), by, t2);
+	double N[IB_CONTACT_PATCH_MAX], W = 0.0, Nmin = INFINITY;
+	ibVec3 cw = IB_VEC3_ZERO;
+	for (int i = 0; i < m; ++i) {
+		N[i] = Fn / m + ibDot(beta, r[i]);
+		Nmin = fmin(Nmin, N[i]);
+	}
+	if (Nmin < 0.0 && !nonneg_loads(r, m, t1, t2, Fn, rho, N)) {
+		return false; /* the centre of pressure is outside the points: a corner lifts, the points decide one by one */
+	}
+	for (int i = 0; i < m; ++i) {
+		W += N[i];
+		cw = ibMulAdd(cw, N[i], r[i]);
+	}
+	if (!(W > 0.0)) return false;
+	cw = ibScale(1.0 / W, cw); /* loads' centre, relative to c */
+	/* friction: same F_t, same twist about c */
+	double Mn = ibDot(M, n) - ibDot(n, ibCross(cw, Ft)), J = 0.0;
+	for (int i = 0; i < m; ++i) J += N[i] * ibLengthSq(ibSub(r[i], cw));
+	double k = J > 0.0 ? Mn / J : 0.0;
+	if (!(J > 0.0) && fabs(Mn) > 0.0) return false;
+	ibVec3 T[IB_CONTACT_PATCH_MAX];
+	for (int i = 0; i < m; ++i) {
+		T[i] = ibScale(N[i], ibMulAdd(ibScale(1.0 / W, Ft), k, ibCross(n, ibSub(r[i], cw))));
+		if (ibLength(T[i]) > g[i].mus * N[i]) return false; /* outside a cone */
+	}
+	for (int i = 0; i < m; ++i) {
+		ibContactRow* q = &g[i];
+		ibVec3 T0 = ib_contact_tangential(q->accT, n);
+		double dN = N[i] - q->accN;
+		ib_contact_apply(w, q, ibMulAdd(ibSub(T[i], T0), dN, n));
+		q->accN = N[i];
+		q->accVN += dN;
+		q->accT = T[i];
+	}
+	if (err > tol) *moved = true;
+	return true;
+}
