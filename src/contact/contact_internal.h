@@ -39,6 +39,8 @@ typedef struct ibContactRow {
 	double gap;         /* last predicted gap (a' - b')·n' (m); < 0 penetration */
 	double allowN, allowT; /* penetration / static-friction offset allowed to remain at t0+h (recovery speed) */
 	uint8_t kind;       /* ibContactKind */
+	uint8_t spec;       /* speculative point (contact_speculative.c): apart by more than eps_c at t0; never a
+	                     * collision, a contact joint only where it closes; 2 = idle in this velocity loop */
 	bool sticking;      /* static friction (eq. 5.10) */
 	int32_t level;      /* contact-graph level: min of its bodies' levels (contact_graph.c) */
 	uint8_t frozen;     /* shock propagation: 1 or 2 = that body is frozen (K, nKn swapped) */
@@ -110,6 +112,9 @@ ibMat3 ib_contact_response(const ibWorld* w, int32_t b1, ibVec3 a, int32_t b2, i
 /* Predicted pose of body i after a free step h (cached per velocity version). */
 void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, ibVec3* s, ibMat3* R);
 void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h);
+
+/* contact_speculative.c: appends the speculative points of the touching pairs (call after ib_contacts_build) */
+bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h);
 
 /* contact_collide.c: collision loop (§5.2) with friction (§5.2.5) */
 void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs);

@@ -251,7 +251,7 @@ static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void
 {
 	(void)cs;
 	const RestCtx* x = ctx;
-	if (c->kind != IB_CONTACT_RESTING) return false;
+	if (c->kind != IB_CONTACT_RESTING || c->spec == 2) return false;
 	bool moved = false;
 	ibVec3 u = ib_contact_rel_velocity(w, c);
 	double un = ibDot(u, c->n);
@@ -296,6 +296,9 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 		ibContactRow* c = &cs->pts[k];
 		if (c->kind != IB_CONTACT_RESTING) continue;
 		carry_points(w, c); /* contact points at t0+h, carried with their bodies */
+		/* a speculative point still apart at t0+h is no contact (contact_speculative.c) */
+		if (c->spec)
+			c->spec = ibDot(ibSub(c->a, c->b), c->n) > w->collisionSettings.contactTolerance ? 2 : 1;
 		c->accVN = 0.0;
 		c->wVT = c->accT; /* the friction impulse before this loop */
 	}
