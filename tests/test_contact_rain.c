@@ -19,7 +19,6 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "collision/collision_world.h"
 #include "dynamics/world.h"
@@ -37,9 +36,10 @@ static double urand(void)
 	return (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static ibWorldId bench_world(void)
+static ibWorldId bench_world_toi(int maxToiSubsteps)
 {
 	ibWorldDef wd = ibDefaultWorldDef();
+	wd.collision.maxToiSubsteps = maxToiSubsteps;
 	wd.collision.contactTolerance = EPS_C;
 	wd.solver.velocityTolerance = 1e-4;
 	wd.solver.contact.collisionTolerance = 1e-3;
@@ -54,6 +54,8 @@ static ibWorldId bench_world(void)
 	ibCreateBoxShape(g, &sd, &gb);
 	return w;
 }
+
+static ibWorldId bench_world(void) { return bench_world_toi(8); }
 
 static ibBodyId cube(ibWorldId w, ibVec3 p, ibQuat q, ibVec3 v, ibVec3 om)
 {
@@ -132,10 +134,9 @@ static void test_tilted_landing(void** state)
 	ibDestroyWorld(w);
 }
 
-static void test_rain_pile(void** state)
+static void rain_pile(int maxToiSubsteps, double bound)
 {
-	(void)state;
-	ibWorldId w = bench_world();
+	ibWorldId w = bench_world_toi(maxToiSubsteps);
 	ibBodyId b[MAX_CUBES];
 	int n = 0;
 	rng_state = 0x9e3779b97f4a7c15u;
@@ -155,10 +156,10 @@ static void test_rain_pile(void** state)
 		gain = fmax(gain, energy(b, n) - e0);
 	}
 	for (int i = 0; i < n; ++i) minZ = fmin(minZ, ibBody_GetPosition(b[i]).z);
-	printf("rain of %d cubes: deepest penetration %.3e m (all pairs, 4 s), %.3e m in the 4th second; between resting "
+	printf("rain of %d cubes, maxToiSubsteps %d: deepest penetration %.3e m (all pairs, 4 s), %.3e m in the 4th second; between resting "
 	       "bodies (< 0.1 m/s, 0.1 rad/s) in it %.3e m; largest energy gain %.3e J (of %.1f J); lowest centre %.6f m\n",
-	       n, worst, worstLate, worstResting, gain, e0, minZ);
-	assert_true(worst <= 0.05);                      /* was 0.47 m */
+	       n, maxToiSubsteps, worst, worstLate, worstResting, gain, e0, minZ);
+	assert_true(worst <= bound);                     /* was 0.47 m */
 	assert_true(worstLate <= 2e-3);                  /* cubes still slide off the pile at 4 s */
 	assert_true(worstResting <= EPS_D + EPS_C);      /* the bound where bodies rest */
 	assert_true(gain <= 1e-6 * e0);                  /* e = 0: the cubes only lose energy */
@@ -166,11 +167,26 @@ static void test_rain_pile(void** state)
 	ibDestroyWorld(w);
 }
 
+static void test_rain_pile(void** state)
+{
+	(void)state;
+	rain_pile(8, 0.05);
+}
+
+/* No time-of-contact sub-steps at all: the approaching pairs are speculative contacts in every step
+ * (contact_speculative.c); deeper while tumbling (5.5 cm), as good at rest, about 3.5x faster. */
+static void test_rain_pile_speculative(void** state)
+{
+	(void)state;
+	rain_pile(0, 0.1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_tilted_landing),
 	    cmocka_unit_test(test_rain_pile),
+	    cmocka_unit_test(test_rain_pile_speculative),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,6 +80,9 @@ typedef struct ibContactStore {
 	int32_t *level, *queue, *adjStart, *adj, *order, *levelStart;
 	int32_t levelCapacity, queueCapacity, adjStartCapacity, adjCapacity, orderCapacity, levelStartCapacity;
 	int32_t levelCount; /* 0 = no graph this step */
+	/* speculative points of approaching pairs (contact_speculative.c): motion bounds, grow-only */
+	double* motion;
+	int32_t motionCapacity;
 } ibContactStore;
 
 /* One of the iterative loops (collisions, contact joints, their velocity correction): point() does one
@@ -101,6 +104,9 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 ibContactStore* ib_contact_store(ibWorld* w, bool create);
 /* Contact points from the collision detection's contact set at the current poses; false on OOM. */
 bool ib_contacts_build(ibWorld* w, ibContactStore* cs);
+/* The points of one manifold (a pair of the contact set or a speculative one); false on OOM. */
+struct ibContactPair;
+bool ib_contacts_add_pair(ibWorld* w, ibContactStore* cs, const struct ibContactPair* pr);
 double ib_contact_resting_speed(const ibWorld* w); /* eps_rc */
 /* Matches the points to last step's (warm, anchors of sticking points); call after classification. */
 void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs);
