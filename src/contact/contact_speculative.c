@@ -12,7 +12,13 @@
  * eps_c become speculative contact joints (ibContactRow.spec): never collisions, no warm start, and
  * a contact joint only acts on them where its predicted gap at t0+h is negative (eq. 5.11 does that
  * by itself: it pushes while g < 0 and takes back only what it pushed). In the velocity correction at
- * t0+h a speculative point that is still apart by more than eps_c is idle (contact_joint.c). */
+ * t0+h a speculative point that is still apart by more than eps_c is idle (contact_joint.c).
+ * Points of a deep penetration that the eps_c region leaves out (it keeps the points within ~eps_c of
+ * the deepest one) are added as ordinary points.
+ *
+ * In a sub-step that no time-of-contact test checks (toi.c's sub-step cap reached, or
+ * maxToiSubsteps = 0), the pairs that are not touching yet but can meet within their motion bounds
+ * (ib_collision_near_pairs) get speculative points as well. */
 #include <math.h>
 
 #include "collision/collision_world.h"
