@@ -28,6 +28,7 @@ typedef struct RunResult {
 static double budgetS = 10.0;
 static int stepsOverride = 0;
 static int ibdynShock = 0; /* shockIterations of the ibdyn engine on the box scenes (--shock=N) */
+static int ibdynToiSubsteps = -1; /* --max-toi-substeps=N: ibCollisionSettings.maxToiSubsteps of the ibdyn worlds (box scenes, funnel; -1 = default) */
 static int ibdynVariants = 1; /* also run ibdyn-nowarm (warm start off) and ibdyn-shock10 (--no-variants: off) */
 
 /* max penetration among the boxes and against the ground (bounding-sphere reject, then bench_box_depth) */
@@ -82,6 +83,7 @@ static ibWorldId ibdynWorld(const ContactScene* s, int shock, int warm, ibBodyId
 	wd.solver.contact.collisionTolerance = 1e-3;
 	wd.solver.contact.contactPositionTolerance = 1e-5;
 	wd.solver.contact.shockIterations = shock;
+	if (ibdynToiSubsteps >= 0) wd.collision.maxToiSubsteps = ibdynToiSubsteps;
 	ibWorldId w = ibCreateWorld(&wd);
 	ibBodyDef gd = ibDefaultBodyDef();
 	gd.position = (ibVec3){s->groundCenter[0], s->groundCenter[1], s->groundCenter[2]};
@@ -245,7 +247,8 @@ static void boxScene(ContactScene* s, int pyramid, int peers)
 		/* pyramid: no box moved by more than 0.1 m; rain: nothing fell through and the pile is at rest */
 		standing[e] = isStanding(&r[e], pyramid);
 		char extra[64];
-		snprintf(extra, sizeof extra, e == 0 ? " warm=on shock=%d" : "", ibdynShock);
+		snprintf(extra, sizeof extra, e == 0 ? " warm=on shock=%d max_toi_substeps=%d" : "", ibdynShock,
+		         ibdynToiSubsteps >= 0 ? ibdynToiSubsteps : ibDefaultCollisionSettings().maxToiSubsteps);
 		printRunEx(s, names[e], &r[e], standing[e], extra);
 		fflush(stdout);
 	}
@@ -357,6 +360,11 @@ static void funnelScene(void)
 		printf("# funnel1000: %s\n", err);
 		return;
 	}
+	if (ibdynToiSubsteps >= 0) {
+		ibCollisionSettings cset = ibWorld_GetCollisionSettings(w);
+		cset.maxToiSubsteps = ibdynToiSubsteps;
+		ibWorld_SetCollisionSettings(w, &cset);
+	}
 	int nb = ibWorld_GetBodyCount(w);
 	ibBodyId* all = malloc(sizeof(ibBodyId) * (size_t)nb);
 	ibBodyId* cubes = malloc(sizeof(ibBodyId) * (size_t)nb);
@@ -420,10 +428,10 @@ static void funnelScene(void)
 	            "standing=%s max_penetration=%.3g steps=%d steps_scene=%d h=%.6g bodies=%d sim_time=%.3f "
 	            "detection_ms_mean=%.3g detection_ms_max=%.3g collision_ms_mean=%.3g collision_ms_max=%.3g "
 	            "contact_ms_mean=%.3g contact_ms_max=%.3g colliding_mean=%.1f colliding_max=%d resting_mean=%.1f "
-	            "resting_max=%d min_z=%.3g final_max_speed=%.3g%s",
+	            "resting_max=%d min_z=%.3g final_max_speed=%.3g max_toi_substeps=%d%s",
 	            standing ? "yes" : "no", r.maxPen, r.steps, s.steps, s.h, s.n, r.steps * s.h, sum[0] / n, mx[0],
 	            sum[1] / n, mx[1], sum[2] / n, mx[2], (double)sumCol / n, maxCol, (double)sumRest / n, maxRest, r.minZ,
-	            r.maxSpeed, r.diverged ? " diverged=1" : "");
+	            r.maxSpeed, ibWorld_GetCollisionSettings(w).maxToiSubsteps, r.diverged ? " diverged=1" : "");
 	printf("# funnel1000 thesis (Table 5.1, 8 s at h = 0.001, 2007 hardware): collisions max 332 / mean 38 per step, "
 	       "time max 61.02 ms / mean 2.02 ms; resting contacts max 2813 / mean 879, time max 69.87 ms / mean 10.02 ms\n");
 	printf("# funnel1000 ibdyn (%.3f s simulated): colliding points max %d / mean %.1f, collision resolution max %.2f ms / "
@@ -446,12 +454,13 @@ int main(int argc, char** argv)
 		else if (strcmp(argv[i], "--no-peers") == 0) peers = 0;
 		else if (strncmp(argv[i], "--shock=", 8) == 0) ibdynShock = atoi(argv[i] + 8);
 		else if (strcmp(argv[i], "--no-variants") == 0) ibdynVariants = 0;
+		else if (strncmp(argv[i], "--max-toi-substeps=", 19) == 0) ibdynToiSubsteps = atoi(argv[i] + 19);
 		else if (strcmp(argv[i], "pyramid20") == 0) want[0] = any = 1;
 		else if (strcmp(argv[i], "rain1000") == 0) want[1] = any = 1;
 		else if (strcmp(argv[i], "wall252") == 0) want[2] = any = 1;
 		else if (strcmp(argv[i], "funnel1000") == 0) funnel = any = 1; /* only on request: steps take ~0.5 s */
 		else {
-			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--shock=N] [--no-variants]\n");
+			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--shock=N] [--no-variants] [--max-toi-substeps=N]\n");
 			return 2;
 		}
 	}

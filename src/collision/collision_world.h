@@ -125,5 +125,14 @@ typedef void ibStepPhaseFn(ibWorld* w, double h);
  * body would pass a shape (conservative advancement), undo it, search the time of contact and end the
  * sub-step there; the rest of the step follows (at most maxToiSubsteps times). */
 void ib_toi_step(ibWorld* w, double h, ibStepPhaseFn* atT0, ibStepPhaseFn* motion);
+/* True during the last sub-step of ib_toi_step once maxToiSubsteps is reached: nothing checks it for
+ * new penetrations (the contact solver then adds speculative points of approaching pairs). */
+bool ib_toi_unchecked(const ibWorld* w);
+/* Candidates of speculative contacts (src/contact/contact_speculative.c): every shape pair that may
+ * collide, was not touching at the last detection and whose AABBs overlap when fattened by the motion
+ * bounds motion[body] (m; indexed like w->bodies, 0 for bodies that do not move) of its two bodies;
+ * each pair once, fn(w, ctx, shapeA, shapeB). false on OOM. */
+typedef bool ibNearPairFn(ibWorld* w, void* ctx, int32_t shapeA, int32_t shapeB);
+bool ib_collision_near_pairs(ibWorld* w, const double* motion, ibNearPairFn* fn, void* ctx);
 
 #endif

@@ -96,6 +96,7 @@ typedef struct ibCollisionWorld {
 	ibVec3* toiWarm;
 	int32_t toiWarmCapacity;
 	ibStepStats toiStats;
+	bool toiUnchecked; /* the running sub-step is not checked for a time of contact (sub-step cap reached) */
 	int32_t* caProxies;
 	int32_t caProxyCount, caProxyCapacity;
 } ibCollisionWorld;

@@ -321,6 +321,46 @@ static double ca_earliest(ibWorld* w, const Chord* c, int32_t* outA, int32_t* ou
 	return best;
 }
 
+/* ---------------------------------------------------------------- speculative candidates */
+
+bool ib_collision_near_pairs(ibWorld* w, const double* motion, ibNearPairFn* fn, void* ctx)
+{
+	ibCollisionWorld* cw = w->collision;
+	if (!cw || !cw->bp) return true;
+	for (int32_t i = 0; i < w->bodyHigh; ++i) {
+		const ibBody* b = &w->bodies[i];
+		if (!b->inUse || b->type == IB_BODY_STATIC || b->sleeping || b->shapeCount == 0 || !(motion[i] > 0.0)) continue;
+		for (int32_t s = b->firstShape; s != IB_NULL_INDEX; s = w->shapes[s].nextInBody) {
+			const ibShape* sh = &w->shapes[s];
+			/* the pair's margin is motion[i] + motion[j] <= 2 max(motion[i], motion[j]): the body that
+			 * moves more finds it with its box fattened by twice its own bound (ties: lower index) */
+			ibAABB box = ib_aabb_fatten(ib_shape_world_aabb(b, sh), 2.0 * motion[i]);
+			if (!ibVec3_IsFinite(box.lo) || !ibVec3_IsFinite(box.hi)) continue;
+			cw->caProxyCount = 0;
+			ib_broadphase_query(cw->bp, box, collect_proxy, w);
+			for (int32_t k = 0; k < cw->caProxyCount; ++k) {
+				int32_t o = ib_broadphase_user_id(cw->bp, cw->caProxies[k]);
+				const ibShape* os = &w->shapes[o];
+				int32_t j = os->body;
+				if (j == i || !ib_collision_bodies_may_collide(w, i, j)) continue;
+				const ibBody* ob = &w->bodies[j];
+				double mj = ob->type == IB_BODY_STATIC || ob->sleeping ? 0.0 : motion[j];
+				if (mj > motion[i] || (mj == motion[i] && j < i)) continue; /* found from body j */
+				if (!ib_collision_filter_test((ibCollisionFilter){sh->filter.categoryBits, sh->filter.maskBits,
+				                                                  sh->filter.groupIndex},
+				                              (ibCollisionFilter){os->filter.categoryBits, os->filter.maskBits,
+				                                                  os->filter.groupIndex}))
+					continue;
+				if (ib_collision_was_touching(w, s, o)) continue;
+				if (!fn(w, ctx, s, o)) return false;
+			}
+		}
+	}
+	return true;
+}
+
+bool ib_toi_unchecked(const ibWorld* w) { return w->collision && w->collision->toiUnchecked; }
+
 /* ---------------------------------------------------------------- one sub-step */
 
 /* The world is at t0 + H after the motion. Returns the end of the sub-step (H if no time of contact)
@@ -385,10 +425,14 @@ void ib_toi_step(ibWorld* w, double h, ibStepPhaseFn* atT0, ibStepPhaseFn* motio
 	}
 	const ibCollisionSettings* cs = &w->collisionSettings;
 	double done = 0.0, remaining = h;
+	bool searching = cs->toiMode != IB_TOI_OFF || cs->conservativeAdvancement;
 	for (int sub = 0;; ++sub) {
+		/* past the sub-step cap nothing checks the rest of the step: the contact solver then takes the
+		 * pairs that can meet in it as speculative contacts (src/contact/contact_speculative.c) */
+		if (cw) cw->toiUnchecked = searching && sub >= cs->maxToiSubsteps;
 		atT0(w, remaining);
-		bool toi = (cs->toiMode != IB_TOI_OFF || cs->conservativeAdvancement) && sub < cs->maxToiSubsteps && cw &&
-		           cw->bp && w->shapeCount > 1 && reserve_states(w, cw);
+		if (cw) cw->toiUnchecked = false;
+		bool toi = searching && sub < cs->maxToiSubsteps && cw && cw->bp && w->shapeCount > 1 && reserve_states(w, cw);
 		if (!toi) {
 			motion(w, remaining);
 			return;

@@ -86,6 +86,7 @@ static int next_round(ibWorld* w, ibContactStore* cs, double rest, bool poisson)
 	int n = 0;
 	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactRow* c = &cs->pts[k];
+		if (c->spec) continue; /* apart at t0: no collision */
 		double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
 		if (un > -rest) {
 			if (c->kind == IB_CONTACT_COLLIDING) c->kind = IB_CONTACT_RESTING; /* re-classified by the caller */
@@ -121,6 +122,7 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs)
 		c->accT = IB_VEC3_ZERO;
 		c->sticking = false;
 		c->kind = un <= -rest ? IB_CONTACT_COLLIDING : un < rest ? IB_CONTACT_RESTING : IB_CONTACT_SEPARATING;
+		if (c->spec && c->kind == IB_CONTACT_COLLIDING) c->kind = IB_CONTACT_RESTING; /* apart at t0: no collision */
 		c->target = poisson ? 0.0 : -c->e * un;
 		if (c->kind == IB_CONTACT_COLLIDING) ++colliding;
 	}
@@ -163,7 +165,6 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs)
 /* Step items 3-5 of Part VI §21 after the detection at t0: classification, collisions, contact joints. */
 ibResult ib_contacts_collide(ibWorld* w, double h)
 {
-	(void)h;
 	const ibContactSettings* set = &w->solver.contact;
 	ibContactStore* cs = w->contactStore;
 	if (cs) {
@@ -181,6 +182,11 @@ ibResult ib_contacts_collide(ibWorld* w, double h)
 	if ((set->contactGraph || set->shockIterations > 0) && !ib_contacts_graph(w, cs))
 		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the contact graph");
 	ib_contacts_resolve_collisions(w, cs);
+	/* speculative points from the velocities after the collisions (contact_speculative.c) */
+	int32_t before = cs->count;
+	if (!ib_contacts_speculative(w, cs, h)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in contact resolution");
+	if (cs->count > before && cs->levelCount > 0 && !ib_contacts_graph(w, cs))
+		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the contact graph");
 	/* re-classify: every point that does not separate becomes a contact joint for this step (§5.3) */
 	double rest = ib_contact_resting_speed(w);
 	for (int32_t k = 0; k < cs->count; ++k) {
@@ -194,6 +200,8 @@ ibResult ib_contacts_collide(ibWorld* w, double h)
 		if (c->kind == IB_CONTACT_RESTING) cs->restingCount++;
 	}
 	ib_contacts_inherit_anchors(w, cs);
+	for (int32_t k = 0; k < cs->count; ++k)
+		if (cs->pts[k].spec) cs->pts[k].warm = -1; /* apart at t0: no impulse to start from */
 	w->stats.restingPoints = cs->restingCount;
 	return IB_OK;
 }

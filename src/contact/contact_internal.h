@@ -39,6 +39,8 @@ typedef struct ibContactRow {
 	double gap;         /* last predicted gap (a' - b')·n' (m); < 0 penetration */
 	double allowN, allowT; /* penetration / static-friction offset allowed to remain at t0+h (recovery speed) */
 	uint8_t kind;       /* ibContactKind */
+	uint8_t spec;       /* speculative point (contact_speculative.c): apart by more than eps_c at t0; never a
+	                     * collision, a contact joint only where it closes; 2 = idle in this velocity loop */
 	bool sticking;      /* static friction (eq. 5.10) */
 	int32_t level;      /* contact-graph level: min of its bodies' levels (contact_graph.c) */
 	uint8_t frozen;     /* shock propagation: 1 or 2 = that body is frozen (K, nKn swapped) */
@@ -84,6 +86,9 @@ typedef struct ibContactStore {
 	double* patchL;
 	uint8_t* patchOk;   /* 1 = factor valid for this velocity loop, 2 = not positive definite */
 	int32_t patchCapacity;
+	/* speculative points of approaching pairs (contact_speculative.c): motion bounds, grow-only */
+	double* motion;
+	int32_t motionCapacity;
 } ibContactStore;
 
 /* One of the iterative loops (collisions, contact joints, their velocity correction): point() does one
@@ -105,6 +110,9 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 ibContactStore* ib_contact_store(ibWorld* w, bool create);
 /* Contact points from the collision detection's contact set at the current poses; false on OOM. */
 bool ib_contacts_build(ibWorld* w, ibContactStore* cs);
+/* The points of one manifold (a pair of the contact set or a speculative one); false on OOM. */
+struct ibContactPair;
+bool ib_contacts_add_pair(ibWorld* w, ibContactStore* cs, const struct ibContactPair* pr);
 double ib_contact_resting_speed(const ibWorld* w); /* eps_rc */
 /* Matches the points to last step's (warm, anchors of sticking points); call after classification. */
 void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs);
@@ -124,6 +132,8 @@ bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, 
 /* before a velocity loop: grows the factor cache and invalidates it; false on OOM (no block solves then) */
 bool ib_contact_patch_begin(ibWorld* w, ibContactStore* cs);
 void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs);
+/* contact_speculative.c: appends the speculative points of the touching pairs (call after ib_contacts_build) */
+bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h);
 
 /* contact_collide.c: collision loop (§5.2) with friction (§5.2.5) */
 void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs);

@@ -253,7 +253,7 @@ static double velocity_normal_impulse(const ibContactRow* c, double un)
 static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx)
 {
 	const RestCtx* x = ctx;
-	if (c->kind != IB_CONTACT_RESTING) return false;
+	if (c->kind != IB_CONTACT_RESTING || c->spec == 2) return false;
 	bool moved = false;
 	if (c->gIdx == 0 && c->gCount >= 3) { /* the whole face contact as one block (contact_patch.c) */
 		c->patchOk = x->patch && ib_contact_patch_velocity(w, cs, c, c->gCount, x->tol, &moved);
@@ -330,6 +330,9 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 		c->patchOk = false;
 		if (c->kind != IB_CONTACT_RESTING) continue;
 		carry_points(w, c); /* contact points at t0+h, carried with their bodies */
+		/* a speculative point still apart at t0+h is no contact (contact_speculative.c) */
+		if (c->spec)
+			c->spec = ibDot(ibSub(c->a, c->b), c->n) > w->collisionSettings.contactTolerance ? 2 : 1;
 		c->accVN = 0.0;
 		c->wVT = c->accT; /* the friction impulse before this loop */
 	}

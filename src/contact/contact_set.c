@@ -38,6 +38,7 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_free(w, cs->baseR, (size_t)cs->predCapacity * sizeof(ibMat3));
 	ib_free(w, cs->baseOk, (size_t)cs->predCapacity * sizeof(uint8_t));
 	ib_contact_patch_destroy(w, cs);
+	ib_free(w, cs->motion, (size_t)cs->motionCapacity * sizeof(double));
 	ib_free(w, cs, sizeof *cs);
 	w->contactStore = NULL;
 }
@@ -340,65 +341,71 @@ void ib_contacts_keep(ibWorld* w, ibContactStore* cs)
 	}
 }
 
-bool ib_contacts_build(ibWorld* w, ibContactStore* cs)
+/* The points of one manifold of a pair (mixed materials, response, local points); skips pairs
+ * without a dynamic body and sleeping or jointed pairs. false on OOM. */
+bool ib_contacts_add_pair(ibWorld* w, ibContactStore* cs, const ibContactPair* pr)
 {
 	const ibContactSettings* set = &w->solver.contact;
+	const ibBody* x = &w->bodies[pr->bodyA];
+	const ibBody* y = &w->bodies[pr->bodyB];
+	if (!ib_is_dynamic(x) && !ib_is_dynamic(y)) return true;
+	if (ib_sleep_pair_inactive(w, pr->bodyA, pr->bodyB)) return true; /* sleeping (src/dynamics/sleep.h) */
+	if (jointed(w, pr->bodyA, pr->bodyB)) return true;
+	const ibMaterial* ma = &w->shapes[pr->shapeA].material;
+	const ibMaterial* mb = &w->shapes[pr->shapeB].material;
+	double e = fmin(1.0, fmax(0.0, mix(set->restitutionMixing, ma->restitution, mb->restitution)));
+	double mus = fmax(0.0, mix(set->frictionMixing, ma->staticFriction, mb->staticFriction));
+	double mud = fmax(0.0, mix(set->frictionMixing, ma->dynamicFriction, mb->dynamicFriction));
+	const ibManifold* m = &pr->manifold;
+	ibVec3 n = ibNormalize(m->normal);
+	if (!ibVec3_IsFinite(n) || ibLengthSq(n) < 0.5) return true;
+	if (!ib_grow(w, (void**)&cs->pts, &cs->capacity, cs->count + m->pointCount, sizeof(ibContactRow))) return false;
+	/* the normal rotates with body 2 unless body 2 moves and body 1 does not */
+	int nBody = (ib_is_dynamic(y) && !ib_is_dynamic(x)) ? 1 : 2;
+	const ibBody* nb = nBody == 1 ? x : y;
+	int32_t first = cs->count;
+	for (int i = 0; i < m->pointCount; ++i) {
+		ibContactRow* c = &cs->pts[cs->count];
+		memset(c, 0, sizeof *c);
+		c->b1 = pr->bodyA;
+		c->b2 = pr->bodyB;
+		c->a = m->points[i].pointA;
+		c->b = m->points[i].pointB;
+		c->n = n;
+		c->s1 = pr->shapeA;
+		c->s2 = pr->shapeB;
+		c->la = ibMat3_MulTV(x->R, ibSub(c->a, x->st.s));
+		c->lb = ibMat3_MulTV(y->R, ibSub(c->b, y->st.s));
+		c->ta = c->la;
+		c->tb = c->lb;
+		c->nBody = nBody;
+		c->ln = ibMat3_MulTV(nb->R, n);
+		c->e = e;
+		c->mus = mus;
+		c->mud = mud;
+		c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
+		c->nKn = ibDot(n, ibMat3_MulV(c->K, n));
+		c->gap = m->points[i].separation;
+		c->key = m->points[i].key;
+		c->warm = -1;
+		if (!(c->nKn > 0.0)) continue;
+		cs->count++;
+	}
+	for (int32_t q = first; q < cs->count; ++q) { /* the manifold's group (contact_patch.c) */
+		cs->pts[q].gIdx = (int16_t)(q - first);
+		cs->pts[q].gCount = (int16_t)(cs->count - first);
+	}
+	return true;
+}
+
+bool ib_contacts_build(ibWorld* w, ibContactStore* cs)
+{
 	cs->count = 0;
 	cs->restingCount = 0;
 	if (!grow_prediction(w, cs)) return false;
 	ibContactPair* pairs = NULL;
 	int np = ib_collision_contacts(w, &pairs);
-	for (int k = 0; k < np; ++k) {
-		const ibContactPair* pr = &pairs[k];
-		const ibBody* x = &w->bodies[pr->bodyA];
-		const ibBody* y = &w->bodies[pr->bodyB];
-		if (!ib_is_dynamic(x) && !ib_is_dynamic(y)) continue;
-		if (ib_sleep_pair_inactive(w, pr->bodyA, pr->bodyB)) continue; /* sleeping (src/dynamics/sleep.h) */
-		if (jointed(w, pr->bodyA, pr->bodyB)) continue;
-		const ibMaterial* ma = &w->shapes[pr->shapeA].material;
-		const ibMaterial* mb = &w->shapes[pr->shapeB].material;
-		double e = fmin(1.0, fmax(0.0, mix(set->restitutionMixing, ma->restitution, mb->restitution)));
-		double mus = fmax(0.0, mix(set->frictionMixing, ma->staticFriction, mb->staticFriction));
-		double mud = fmax(0.0, mix(set->frictionMixing, ma->dynamicFriction, mb->dynamicFriction));
-		const ibManifold* m = &pr->manifold;
-		ibVec3 n = ibNormalize(m->normal);
-		if (!ibVec3_IsFinite(n) || ibLengthSq(n) < 0.5) continue;
-		if (!ib_grow(w, (void**)&cs->pts, &cs->capacity, cs->count + m->pointCount, sizeof(ibContactRow))) return false;
-		/* the normal rotates with body 2 unless body 2 moves and body 1 does not */
-		int nBody = (ib_is_dynamic(y) && !ib_is_dynamic(x)) ? 1 : 2;
-		const ibBody* nb = nBody == 1 ? x : y;
-		int32_t first = cs->count;
-		for (int i = 0; i < m->pointCount; ++i) {
-			ibContactRow* c = &cs->pts[cs->count];
-			memset(c, 0, sizeof *c);
-			c->b1 = pr->bodyA;
-			c->b2 = pr->bodyB;
-			c->a = m->points[i].pointA;
-			c->b = m->points[i].pointB;
-			c->n = n;
-			c->s1 = pr->shapeA;
-			c->s2 = pr->shapeB;
-			c->la = ibMat3_MulTV(x->R, ibSub(c->a, x->st.s));
-			c->lb = ibMat3_MulTV(y->R, ibSub(c->b, y->st.s));
-			c->ta = c->la;
-			c->tb = c->lb;
-			c->nBody = nBody;
-			c->ln = ibMat3_MulTV(nb->R, n);
-			c->e = e;
-			c->mus = mus;
-			c->mud = mud;
-			c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
-			c->nKn = ibDot(n, ibMat3_MulV(c->K, n));
-			c->gap = m->points[i].separation;
-			c->key = m->points[i].key;
-			c->warm = -1;
-			if (!(c->nKn > 0.0)) continue;
-			cs->count++;
-		}
-		for (int32_t q = first; q < cs->count; ++q) {
-			cs->pts[q].gIdx = (int16_t)(q - first);
-			cs->pts[q].gCount = (int16_t)(cs->count - first);
-		}
-	}
+	for (int k = 0; k < np; ++k)
+		if (!ib_contacts_add_pair(w, cs, &pairs[k])) return false;
 	return true;
 }

@@ -141,6 +141,15 @@ void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState
 	out->s = ibAdd(b->st.s, ibAdd(ibScale(h, b->st.v), ibScale(0.5 * h * h * b->invMass, b->fext)));
 	out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
 
+	/* [IMPL] no torque and equal principal moments (cubes, spheres): the Euler equation gives a
+	 * constant angular velocity, and the rotation over h is exactly exp(h w) */
+	ibVec3 I = b->inertiaP;
+	double tolI = 1e-12 * fmax(I.x, fmax(I.y, I.z));
+	if (b->text.x == 0.0 && b->text.y == 0.0 && b->text.z == 0.0 && fabs(I.x - I.y) <= tolI && fabs(I.x - I.z) <= tolI) {
+		out->q = ibQuatNormalize(ibQuatMul(ibQuat_FromRotationVector(ibScale(h, b->st.w)), b->st.q));
+		out->w = b->st.w;
+		return;
+	}
 	RotParams p = {b->inertiaP, b->invInertiaP, b->text, !(b->text.x == 0.0 && b->text.y == 0.0 && b->text.z == 0.0)};
 	RotState x = {b->st.q, ibInvRotate(b->st.q, b->st.w)};
 	if (w->solver.integrator == IB_INTEGRATOR_CASH_KARP) {

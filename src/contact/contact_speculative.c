@@ -1,0 +1,172 @@
+/* Speculative contact points ([IMPL], beyond the thesis; docs/contacts.md "Box piles at 60 Hz").
+ *
+ * The contact region of a touching pair holds only the points within eps_c at t0. A box that lands
+ * tilted on another box or on the ground touches it at one corner or one edge; in a 1/60 s step it
+ * turns about that point and its other corners go into the other shape, unseen: the pair was
+ * touching at t0, so the time-of-contact test (src/collision/toi.c) leaves it to the contact solver,
+ * and the solver knew one point. rain1000 sank by 0.5 m this way (and a 20-cube rain by 0.6 m).
+ *
+ * So every touching convex pair is queried once more with a larger tolerance, the distance its points
+ * can close in this step (relative speed plus angular speed times radius, times h, twice, at most a
+ * quarter of the smaller shape's inner size), and the region's points that are apart by more than
+ * eps_c become speculative contact joints (ibContactRow.spec): never collisions, no warm start, and
+ * a contact joint only acts on them where its predicted gap at t0+h is negative (eq. 5.11 does that
+ * by itself: it pushes while g < 0 and takes back only what it pushed). In the velocity correction at
+ * t0+h a speculative point that is still apart by more than eps_c is idle (contact_joint.c).
+ * Points of a deep penetration that the eps_c region leaves out (it keeps the points within ~eps_c of
+ * the deepest one) are added as ordinary points.
+ *
+ * In a sub-step that no time-of-contact test checks (toi.c's sub-step cap reached, or
+ * maxToiSubsteps = 0), the pairs that are not touching yet but can meet within their motion bounds
+ * (ib_collision_near_pairs) get speculative points as well. */
+#include <math.h>
+
+#include "collision/collision_world.h"
+#include "contact/contact_internal.h"
+
+/* Smallest half size of a shape (m); +inf for a plane. */
+static double inner_size(const ibWorld* w, const ibShape* s)
+{
+	switch (s->type) {
+	case IB_SHAPE_SPHERE: return s->g.sphere.radius;
+	case IB_SHAPE_BOX: return fmin(s->g.box.halfExtents.x, fmin(s->g.box.halfExtents.y, s->g.box.halfExtents.z));
+	case IB_SHAPE_CAPSULE: return s->g.capsule.radius;
+	case IB_SHAPE_CYLINDER: return fmin(s->g.cylinder.radius, s->g.cylinder.halfLength);
+	case IB_SHAPE_PLANE: return INFINITY;
+	default: {
+		ibAABB a = ib_shape_world_aabb(&w->bodies[s->body], s);
+		ibVec3 d = ibSub(a.hi, a.lo);
+		return 0.25 * fmin(d.x, fmin(d.y, d.z));
+	}
+	}
+}
+
+/* Radius about the body's centre of mass that encloses the shape (m). */
+static double shape_radius(const ibWorld* w, const ibShape* s)
+{
+	const ibBody* b = &w->bodies[s->body];
+	ibAABB a = ib_shape_world_aabb(b, s);
+	ibVec3 c = ibScale(0.5, ibAdd(a.lo, a.hi)), e = ibScale(0.5, ibSub(a.hi, a.lo));
+	return ibLength(ibSub(c, b->st.s)) + ibLength(e);
+}
+
+/* How far two points of the pair can approach each other in h (m), doubled; 0 if they cannot. */
+static double closing_bound(const ibWorld* w, const ibShape* pa, const ibShape* pb, double h)
+{
+	const ibBody *x = &w->bodies[pa->body], *y = &w->bodies[pb->body];
+	double s = ibLength(ibSub(x->st.v, y->st.v)) + ibLength(w->gravity) * h + IB_CONTACT_RECOVERY_SPEED;
+	double wa = ibLength(x->st.w), wb = ibLength(y->st.w);
+	if (wa > 0.0) s += wa * shape_radius(w, pa);
+	if (wb > 0.0) s += wb * shape_radius(w, pb);
+	return 2.0 * s * h;
+}
+
+/* Motion bound of every body over h (m), with a safety factor 1.5: speed plus the gravity and
+ * recovery speeds a step can add, plus angular speed times radius; 0 for bodies that do not move. */
+static bool motion_bounds(ibWorld* w, ibContactStore* cs, double h)
+{
+	if (!ib_grow(w, (void**)&cs->motion, &cs->motionCapacity, w->bodyHigh + 1, sizeof(double))) return false;
+	for (int32_t i = 0; i < w->bodyHigh; ++i) {
+		const ibBody* b = &w->bodies[i];
+		cs->motion[i] = 0.0;
+		if (!b->inUse || b->type == IB_BODY_STATIC || b->sleeping) continue;
+		double r = 0.0;
+		for (int32_t s = b->firstShape; s != IB_NULL_INDEX; s = w->shapes[s].nextInBody) r = fmax(r, shape_radius(w, &w->shapes[s]));
+		double v = ibLength(b->st.v) + ibLength(b->st.w) * r;
+		if (ib_is_dynamic(b)) v += ibLength(w->gravity) * h + IB_CONTACT_RECOVERY_SPEED;
+		cs->motion[i] = 1.5 * v * h;
+	}
+	return true;
+}
+
+typedef struct NearCtx {
+	ibContactStore* cs;
+	double eps;
+} NearCtx;
+
+/* A pair apart by more than eps_c at t0 that can meet within the step: its region at the tolerance of
+ * the two motion bounds (at most half the smaller inner size) becomes speculative points. */
+static bool near_pair(ibWorld* w, void* ctx, int32_t sa, int32_t sb)
+{
+	NearCtx* x = ctx;
+	ibContactStore* cs = x->cs;
+	const ibShape *pa = &w->shapes[sa], *pb = &w->shapes[sb];
+	if (pa->type == IB_SHAPE_TRIMESH || pb->type == IB_SHAPE_TRIMESH) return true;
+	double margin = fmin(cs->motion[pa->body] + cs->motion[pb->body], 0.5 * fmin(inner_size(w, pa), inner_size(w, pb)));
+	if (!(margin > x->eps)) return true;
+	ibContactPair pr;
+	pr.shapeA = sa, pr.shapeB = sb, pr.bodyA = pa->body, pr.bodyB = pb->body;
+	if (ib_shape_pair_collide(&w->bodies[pa->body], pa, &w->bodies[pb->body], pb, margin, NULL, &pr.manifold, 1) != 1)
+		return true;
+	int32_t first = cs->count;
+	if (!ib_contacts_add_pair(w, cs, &pr)) return false;
+	for (int32_t k = first; k < cs->count; ++k) cs->pts[k].spec = cs->pts[k].gap > x->eps ? 1 : 0;
+	for (int32_t k = first; k < cs->count; ++k) { /* speculative pairs: points solved singly, no face block */
+		cs->pts[k].gIdx = 0;
+		cs->pts[k].gCount = 1;
+	}
+	return true;
+}
+
+bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h)
+{
+	const double eps = w->collisionSettings.contactTolerance;
+	const int32_t n0 = cs->count;
+	const double same = fmax(10.0 * eps, 1e-3), same2 = same * same; /* as contact_set.c matches points */
+	for (int32_t k = 0; k < n0;) {
+		const int32_t first = k, s1 = cs->pts[k].s1, s2 = cs->pts[k].s2;
+		while (k < n0 && cs->pts[k].s1 == s1 && cs->pts[k].s2 == s2) ++k;
+		const int32_t last = k;
+		const ibShape *pa = &w->shapes[s1], *pb = &w->shapes[s2];
+		if (pa->type == IB_SHAPE_TRIMESH || pb->type == IB_SHAPE_TRIMESH) continue;
+		if (pa->type == IB_SHAPE_SPHERE && pb->type == IB_SHAPE_SPHERE) continue; /* one point whatever the pose */
+		double margin = fmin(closing_bound(w, pa, pb, h), 0.25 * fmin(inner_size(w, pa), inner_size(w, pb)));
+		if (!(margin > 2.0 * eps)) continue;
+		const ibBody *x = &w->bodies[pa->body], *y = &w->bodies[pb->body];
+		ibManifold m;
+		if (ib_shape_pair_collide(x, pa, y, pb, margin, NULL, &m, 1) != 1) continue;
+		ibVec3 n = ibNormalize(m.normal);
+		if (!ibVec3_IsFinite(n) || ibLengthSq(n) < 0.5) continue;
+		const ibContactRow* ref = &cs->pts[first];
+		int nBody = ref->nBody;
+		const ibBody* nb = nBody == 1 ? x : y;
+		for (int i = 0; i < m.pointCount; ++i) {
+			const ibManifoldPoint* mp = &m.points[i];
+			/* the points of the region at eps_c are rows already; a pair that penetrates by more than
+			 * eps_c has there only the points within ~eps_c of its deepest one: the others are added
+			 * as ordinary points (a tilted box sunk into another one by 10 cm had 1 of its 4) */
+			bool known = false;
+			for (int32_t j = first; j < last && !known; ++j) known = ibLengthSq(ibSub(cs->pts[j].a, mp->pointA)) <= same2;
+			if (known) continue;
+			if (!ib_grow(w, (void**)&cs->pts, &cs->capacity, cs->count + 1, sizeof(ibContactRow))) return false;
+			ref = &cs->pts[first];
+			ibContactRow* c = &cs->pts[cs->count];
+			*c = *ref; /* bodies, shapes, materials */
+			c->a = mp->pointA;
+			c->b = mp->pointB;
+			c->n = n;
+			c->la = ibMat3_MulTV(x->R, ibSub(c->a, x->st.s));
+			c->lb = ibMat3_MulTV(y->R, ibSub(c->b, y->st.s));
+			c->ta = c->la;
+			c->tb = c->lb;
+			c->ln = ibMat3_MulTV(nb->R, n);
+			c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
+			c->nKn = ibDot(n, ibMat3_MulV(c->K, n));
+			c->kinv = 0;
+			c->gap = mp->separation;
+			c->key = mp->key ^ 0x5bd1e995u;
+			c->warm = -1;
+			c->spec = mp->separation > eps ? 1 : 0;
+			c->accN = c->accVN = 0.0;
+			c->accT = IB_VEC3_ZERO;
+			if (c->nKn > 0.0) cs->count++;
+		}
+	}
+	/* pairs that are not touching yet, in a sub-step that nothing checks for a time of contact (the
+	 * sub-step cap of toi.c was reached): without them, cubes of rain1000 landing then went up to 0.2 m
+	 * deep. Inelastic: a speculative point stops the approach without a bounce. */
+	if (!ib_toi_unchecked(w)) return true;
+	if (!motion_bounds(w, cs, h)) return false;
+	NearCtx x = {cs, eps};
+	return ib_collision_near_pairs(w, cs->motion, near_pair, &x);
+}
