@@ -40,4 +40,26 @@ static inline double soft_triangle_distance(ibSoftBodyId sb, const int* tri, ibV
 	                            ibSoftBody_GetPosition(sb, tri[2]));
 }
 
+/* The 8 vertices of a cube of edge a centred at c and turned by q, split into five tetrahedra (the
+ * corners 0, 3, 5, 6 with their neighbours, and the centre 1, 2, 4, 7): a soft body definition with
+ * the soft-contact tests' common settings (density 100, volume rows, damping 0.5, tolerance 1e-7 m). */
+static inline ibSoftBodyDef sc_tet_cube_def(ibVec3 v[8], ibVec3 c, double a, ibQuat q, double compliance)
+{
+	static const int tets[20] = {0, 1, 2, 4, 3, 1, 2, 7, 5, 1, 4, 7, 6, 2, 4, 7, 1, 2, 4, 7};
+	for (int i = 0; i < 8; ++i)
+		v[i] = ibAdd(c, ibRotate(q, ibV3(a * ((i & 1) - 0.5), a * (((i >> 1) & 1) - 0.5), a * (((i >> 2) & 1) - 0.5))));
+	ibSoftBodyDef sd = ibDefaultSoftBodyDef();
+	sd.vertices = v;
+	sd.vertexCount = 8;
+	sd.tetrahedra = tets;
+	sd.tetrahedronCount = 5;
+	sd.density = 100.0;
+	sd.stretchCompliance = compliance;
+	sd.preserveVolume = true;
+	sd.volumeCompliance = compliance;
+	sd.linearDamping = 0.5;
+	sd.positionTolerance = 1e-7;
+	return sd;
+}
+
 #endif

@@ -14,6 +14,7 @@
 
 #include "contact_test_util.h"
 #include "ibdyn/ibdyn.h"
+#include "soft_contact_util.h"
 #include "soft_test_util.h"
 
 #define EPS_C 1e-4
@@ -27,20 +28,7 @@ static void test_plank_on_soft_cube_and_block(void** state)
 	const double a = 0.2, h = 0.005, gap = 0.5 * EPS_C;
 	/* soft cube centred at x = -0.4, standing on the ground */
 	ibVec3 v[8];
-	for (int i = 0; i < 8; ++i)
-		v[i] = ibV3(-0.4 + a * ((i & 1) - 0.5), a * (((i >> 1) & 1) - 0.5), gap + a * ((i >> 2) & 1));
-	int tets[20] = {0, 1, 2, 4, 3, 1, 2, 7, 5, 1, 4, 7, 6, 2, 4, 7, 1, 2, 4, 7};
-	ibSoftBodyDef sd = ibDefaultSoftBodyDef();
-	sd.vertices = v;
-	sd.vertexCount = 8;
-	sd.tetrahedra = tets;
-	sd.tetrahedronCount = 5;
-	sd.density = 100.0;
-	sd.stretchCompliance = 1e-5;
-	sd.preserveVolume = true;
-	sd.volumeCompliance = 1e-5;
-	sd.linearDamping = 0.5;
-	sd.positionTolerance = 1e-7;
+	ibSoftBodyDef sd = sc_tet_cube_def(v, ibV3(-0.4, 0, gap + 0.5 * a), a, IB_QUAT_IDENTITY, 1e-5);
 	ibSoftBodyId sb = ibCreateSoftBody(w, &sd);
 	assert_true(ibSoftBody_IsValid(sb));
 	/* rigid block at x = +0.4, same height */

@@ -15,6 +15,7 @@
 
 #include "contact_test_util.h"
 #include "ibdyn/ibdyn.h"
+#include "soft_contact_util.h"
 #include "soft_test_util.h"
 
 #define EPS_C 1e-4
@@ -51,19 +52,7 @@ static void test_rigid_soft_rigid_stack(void** state)
 	ibShapeId sBottom = box_body(w, ibV3(0, 0, lo + gap), lo, 2.0, &bottom);
 	double z1 = 2 * lo + 2 * gap; /* top face of the lower box */
 	ibVec3 v[8];
-	for (int i = 0; i < 8; ++i) v[i] = ibV3(a * ((i & 1) - 0.5), a * (((i >> 1) & 1) - 0.5), z1 + gap + a * ((i >> 2) & 1));
-	int tets[20] = {0, 1, 2, 4, 3, 1, 2, 7, 5, 1, 4, 7, 6, 2, 4, 7, 1, 2, 4, 7};
-	ibSoftBodyDef sd = ibDefaultSoftBodyDef();
-	sd.vertices = v;
-	sd.vertexCount = 8;
-	sd.tetrahedra = tets;
-	sd.tetrahedronCount = 5;
-	sd.density = 100.0;
-	sd.stretchCompliance = 1e-5;
-	sd.preserveVolume = true;
-	sd.volumeCompliance = 1e-5;
-	sd.linearDamping = 0.5;
-	sd.positionTolerance = 1e-7;
+	ibSoftBodyDef sd = sc_tet_cube_def(v, ibV3(0, 0, z1 + gap + 0.5 * a), a, IB_QUAT_IDENTITY, 1e-5);
 	ibSoftBodyId sb = ibCreateSoftBody(w, &sd);
 	assert_true(ibSoftBody_IsValid(sb));
 	double z2 = z1 + 2 * gap + a; /* top of the soft cube */

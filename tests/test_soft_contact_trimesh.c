@@ -17,6 +17,7 @@
 
 #include "contact_test_util.h"
 #include "ibdyn/ibdyn.h"
+#include "soft_contact_util.h"
 #include "soft_test_util.h"
 
 #define EPS_C 1e-4
@@ -83,22 +84,7 @@ static void test_soft_cube_rests_on_trimesh(void** state)
 	const double a = 0.2, h = 0.005, z0 = 0.1;
 	ibQuat q = ibQuatFromAxisAngle(ibNormalize(ibV3(1, 1, 0)), 0.2);
 	ibVec3 v[8];
-	for (int i = 0; i < 8; ++i) {
-		ibVec3 c = ibV3(a * ((i & 1) - 0.5), a * (((i >> 1) & 1) - 0.5), a * (((i >> 2) & 1) - 0.5));
-		v[i] = ibAdd(ibV3(0.5, 0.02, z0 + a), ibRotate(q, c)); /* over a triangle edge of the grid */
-	}
-	int tets[20] = {0, 1, 2, 4, 3, 1, 2, 7, 5, 1, 4, 7, 6, 2, 4, 7, 1, 2, 4, 7};
-	ibSoftBodyDef sd = ibDefaultSoftBodyDef();
-	sd.vertices = v;
-	sd.vertexCount = 8;
-	sd.tetrahedra = tets;
-	sd.tetrahedronCount = 5;
-	sd.density = 100.0;
-	sd.stretchCompliance = 1e-5;
-	sd.preserveVolume = true;
-	sd.volumeCompliance = 1e-5;
-	sd.linearDamping = 0.5;
-	sd.positionTolerance = 1e-7;
+	ibSoftBodyDef sd = sc_tet_cube_def(v, ibV3(0.5, 0.02, z0 + a), a, q, 1e-5); /* over a triangle edge of the grid */
 	ibSoftBodyId sb = ibCreateSoftBody(w, &sd);
 	assert_true(ibSoftBody_IsValid(sb));
 	double zmin = 1.0, lo = 1.0;
