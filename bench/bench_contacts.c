@@ -27,6 +27,7 @@ typedef struct RunResult {
 
 static double budgetS = 10.0;
 static int stepsOverride = 0;
+static int ibdynWarm = 1; /* contact warm start of the ibdyn engine (--warm=0|1) */
 static int ibdynShock = 0; /* shockIterations of the ibdyn engine on the box scenes (--shock=N) */
 static int ibdynToiSubsteps = -1; /* --max-toi-substeps=N: ibCollisionSettings.maxToiSubsteps of the ibdyn worlds (box scenes, funnel; -1 = default) */
 static int ibdynVariants = 1; /* also run ibdyn-nowarm (warm start off) and ibdyn-shock10 (--no-variants: off) */
@@ -243,11 +244,11 @@ static void boxScene(ContactScene* s, int pyramid, int peers)
 	RunResult r[3];
 	int standing[3];
 	for (int e = 0; e < (peers ? 3 : 1); ++e) {
-		r[e] = runBoxes(s, e, e == 0 ? ibdynShock : 10, 1);
+		r[e] = runBoxes(s, e, e == 0 ? ibdynShock : 10, e == 0 ? ibdynWarm : 1);
 		/* pyramid: no box moved by more than 0.1 m; rain: nothing fell through and the pile is at rest */
 		standing[e] = isStanding(&r[e], pyramid);
 		char extra[64];
-		snprintf(extra, sizeof extra, e == 0 ? " warm=on shock=%d max_toi_substeps=%d" : "", ibdynShock,
+		snprintf(extra, sizeof extra, e == 0 ? " warm=%s shock=%d max_toi_substeps=%d" : "", ibdynWarm ? "on" : "off", ibdynShock,
 		         ibdynToiSubsteps >= 0 ? ibdynToiSubsteps : ibDefaultCollisionSettings().maxToiSubsteps);
 		printRunEx(s, names[e], &r[e], standing[e], extra);
 		fflush(stdout);
@@ -452,6 +453,7 @@ int main(int argc, char** argv)
 		if (strncmp(argv[i], "--budget-s=", 11) == 0) budgetS = atof(argv[i] + 11);
 		else if (strncmp(argv[i], "--steps=", 8) == 0) stepsOverride = atoi(argv[i] + 8);
 		else if (strcmp(argv[i], "--no-peers") == 0) peers = 0;
+		else if (strncmp(argv[i], "--warm=", 7) == 0) ibdynWarm = atoi(argv[i] + 7);
 		else if (strncmp(argv[i], "--shock=", 8) == 0) ibdynShock = atoi(argv[i] + 8);
 		else if (strcmp(argv[i], "--no-variants") == 0) ibdynVariants = 0;
 		else if (strncmp(argv[i], "--max-toi-substeps=", 19) == 0) ibdynToiSubsteps = atoi(argv[i] + 19);
@@ -460,7 +462,7 @@ int main(int argc, char** argv)
 		else if (strcmp(argv[i], "wall252") == 0) want[2] = any = 1;
 		else if (strcmp(argv[i], "funnel1000") == 0) funnel = any = 1; /* only on request: steps take ~0.5 s */
 		else {
-			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--shock=N] [--no-variants] [--max-toi-substeps=N]\n");
+			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--warm=0|1] [--shock=N] [--no-variants] [--max-toi-substeps=N]\n");
 			return 2;
 		}
 	}
