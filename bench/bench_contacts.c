@@ -256,6 +256,7 @@ static void boxScene(ContactScene* s, int pyramid, int peers)
 	/* the effect of the contact warm start and of shock propagation (issue 6 part 7) */
 	for (int v = 0; ibdynVariants && v < 2; ++v) {
 		int shock = v == 0 ? ibdynShock : 10, warm = v == 0 ? 0 : 1;
+		if (v == 0 && !ibdynWarm) continue; /* the main run already is the one without warm start */
 		if (v == 1 && ibdynShock == 10) continue;
 		RunResult rv = runBoxes(s, 0, shock, warm);
 		char extra[64];
