@@ -65,6 +65,9 @@ typedef struct ibContactSettings {
 	bool contactGraph;                /**< sweep the points level by level from the static bodies up (§5.2.3) */
 	int shockIterations;              /**< after this many sweeps one shock-propagation pass ends each loop
 	                                   *   (§5.2.4, §5.3.2; 0 = off) */
+	bool directSolve;                 /**< before the sweeps, one sparse direct solve of all resting contacts (face
+	                                   *   contacts as 6-dof blocks) gives their starting impulses (default true; not
+	                                   *   used while joints or soft bodies exist; docs/contacts.md) */
 	bool warmStart;                   /**< start the contact-joint loops from the previous step's impulses of the same
 	                                   *   points (matched by shapes and feature key; default false, docs/contacts.md) */
 } ibContactSettings;

@@ -89,6 +89,7 @@ typedef struct ibContactStore {
 	/* speculative points of approaching pairs (contact_speculative.c): motion bounds, grow-only */
 	double* motion;
 	int32_t motionCapacity;
+	struct ibContactDirect* direct; /* contact_direct.c: sparse direct solve of the contact joints (NULL until used) */
 } ibContactStore;
 
 /* One of the iterative loops (collisions, contact joints, their velocity correction): point() does one
@@ -129,9 +130,30 @@ void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h);
  * correction; false (nothing applied) if the block is not admissible, then the points are iterated singly. */
 #define IB_CONTACT_PATCH_MAX 8
 bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, int m, double tol, bool* moved);
+/* Geometry of a face patch (points g[0..m-1], 3 <= m <= IB_CONTACT_PATCH_MAX): centre c, plane basis,
+ * tangential offsets r_i from c, second moments; false if the points are (nearly) collinear. */
+typedef struct ibPatchGeom {
+	ibVec3 n, c, t1, t2;
+	ibVec3 r[IB_CONTACT_PATCH_MAX];
+	double sxx, sxy, syy, det;
+	int m;
+} ibPatchGeom;
+bool ib_contact_patch_geometry(const ibContactRow* g, int m, ibPatchGeom* pg);
+/* The points' loads N_i (normal) and T_i (friction) of the patch wrench (F, M about c): least-squares
+ * normal loads (moved into the points' hull when one is negative) and friction proportional to them.
+ * 1 = admissible (N_i >= 0, |T_i| <= mu_s N_i), 0 = computed but not admissible, -1 = none. */
+int ib_contact_patch_loads(const ibContactRow* g, const ibPatchGeom* pg, ibVec3 F, ibVec3 M, double* N, ibVec3* T);
 /* before a velocity loop: grows the factor cache and invalidates it; false on OOM (no block solves then) */
 bool ib_contact_patch_begin(ibWorld* w, ibContactStore* cs);
 void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs);
+/* contact_direct.c ([IMPL], docs/contacts.md): before the sweeps of a contact-joint loop, one sparse
+ * linear system over all resting points (sticking face patches as 6-dof blocks, sticking points as
+ * 3-dof, other points 1-dof normal), iterated with one factorisation until the predicted errors
+ * (position) or relative velocities (velocity) are within tolerance; its impulses are distributed to
+ * the points, projected onto their cones and left to the sweeps as a starting iterate. Returns true
+ * if it ran. */
+bool ib_contacts_direct(ibWorld* w, ibContactStore* cs, double h, bool velocity);
+void ib_contacts_direct_destroy(ibWorld* w, ibContactStore* cs);
 /* contact_speculative.c: appends the speculative points of the touching pairs (call after ib_contacts_build) */
 bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h);
 

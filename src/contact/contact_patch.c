@@ -129,6 +129,69 @@ static bool nonneg_loads(const ibVec3* r, int m, ibVec3 t1, ibVec3 t2, double Fn
 	return true;
 }
 
+bool ib_contact_patch_geometry(const ibContactRow* g, int m, ibPatchGeom* pg)
+{
+	if (m < 3 || m > IB_CONTACT_PATCH_MAX) return false;
+	pg->m = m;
+	pg->n = g[0].n;
+	pg->c = IB_VEC3_ZERO;
+	for (int i = 0; i < m; ++i) pg->c = ibAdd(pg->c, g[i].a);
+	pg->c = ibScale(1.0 / m, pg->c);
+	/* planar geometry of the points: basis (t1, t2) of the plane, second moments about c */
+	pg->t1 = ibPerpendicular(pg->n);
+	pg->t2 = ibCross(pg->n, pg->t1);
+	double sxx = 0.0, sxy = 0.0, syy = 0.0;
+	for (int i = 0; i < m; ++i) {
+		pg->r[i] = ib_contact_tangential(ibSub(g[i].a, pg->c), pg->n);
+		double px = ibDot(pg->r[i], pg->t1), py = ibDot(pg->r[i], pg->t2);
+		sxx += px * px, sxy += px * py, syy += py * py;
+	}
+	pg->sxx = sxx, pg->sxy = sxy, pg->syy = syy;
+	pg->det = sxx * syy - sxy * sxy;
+	double tr = sxx + syy;
+	return tr > 0.0 && pg->det > 1e-6 * tr * tr; /* (nearly) collinear: no block */
+}
+
+int ib_contact_patch_loads(const ibContactRow* g, const ibPatchGeom* pg, ibVec3 F, ibVec3 M, double* N, ibVec3* T)
+{
+	int m = pg->m, status = 1;
+	ibVec3 n = pg->n;
+	/* least-squares normal loads with the wrench's F_n and tilting moment M_t = rho x n */
+	double Fn = ibDot(F, n);
+	ibVec3 Ft = ib_contact_tangential(F, n), rho = ibCross(n, ib_contact_tangential(M, n));
+	double rx = ibDot(rho, pg->t1), ry = ibDot(rho, pg->t2);
+	double bx = (pg->syy * rx - pg->sxy * ry) / pg->det, by = (pg->sxx * ry - pg->sxy * rx) / pg->det;
+	ibVec3 beta = ibMulAdd(ibScale(bx, pg->t1), by, pg->t2);
+	double W = 0.0, Nmin = INFINITY;
+	ibVec3 cw = IB_VEC3_ZERO;
+	for (int i = 0; i < m; ++i) {
+		N[i] = Fn / m + ibDot(beta, pg->r[i]);
+		Nmin = fmin(Nmin, N[i]);
+	}
+	/* the centre of pressure outside the points: a corner lifts */
+	if (Nmin < 0.0 && !nonneg_loads(pg->r, m, pg->t1, pg->t2, Fn, rho, N)) status = 0;
+	for (int i = 0; i < m; ++i) {
+		double wi = fmax(0.0, N[i]);
+		W += wi;
+		cw = ibMulAdd(cw, wi, pg->r[i]);
+	}
+	if (!(W > 0.0)) {
+		for (int i = 0; i < m; ++i) T[i] = ibScale(1.0 / m, Ft);
+		return 0;
+	}
+	cw = ibScale(1.0 / W, cw); /* loads' centre, relative to c */
+	/* friction: same F_t, same twist about c */
+	double Mn = ibDot(M, n) - ibDot(n, ibCross(cw, Ft)), J = 0.0;
+	for (int i = 0; i < m; ++i) J += fmax(0.0, N[i]) * ibLengthSq(ibSub(pg->r[i], cw));
+	double k = J > 0.0 ? Mn / J : 0.0;
+	if (!(J > 0.0) && fabs(Mn) > 0.0) status = 0;
+	for (int i = 0; i < m; ++i) {
+		T[i] = ibScale(fmax(0.0, N[i]), ibMulAdd(ibScale(1.0 / W, Ft), k, ibCross(n, ibSub(pg->r[i], cw))));
+		if (ibLength(T[i]) > g[i].mus * N[i]) status = 0; /* outside a cone */
+	}
+	return status;
+}
+
 bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, int m, double tol, bool* moved)
 {
 	if (m < 3 || m > IB_CONTACT_PATCH_MAX || !cs->patchL) return false;
@@ -136,20 +199,9 @@ bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, 
 		if (g[i].kind != IB_CONTACT_RESTING || !g[i].sticking || !(g[i].mus > 0.0) || g[i].frozen) return false;
 	const ibBody* x = &w->bodies[g[0].b1];
 	const ibBody* y = &w->bodies[g[0].b2];
-	ibVec3 n = g[0].n, c = IB_VEC3_ZERO;
-	for (int i = 0; i < m; ++i) c = ibAdd(c, g[i].a);
-	c = ibScale(1.0 / m, c);
-	/* planar geometry of the points: basis (t1, t2) of the plane, second moments about c */
-	ibVec3 t1 = ibPerpendicular(n), t2 = ibCross(n, t1);
-	ibVec3 r[IB_CONTACT_PATCH_MAX];
-	double sxx = 0.0, sxy = 0.0, syy = 0.0;
-	for (int i = 0; i < m; ++i) {
-		r[i] = ib_contact_tangential(ibSub(g[i].a, c), n);
-		double px = ibDot(r[i], t1), py = ibDot(r[i], t2);
-		sxx += px * px, sxy += px * py, syy += py * py;
-	}
-	double det = sxx * syy - sxy * sxy, tr = sxx + syy;
-	if (!(tr > 0.0) || !(det > 1e-6 * tr * tr)) return false; /* (nearly) collinear: no block */
+	ibPatchGeom pg;
+	if (!ib_contact_patch_geometry(g, m, &pg)) return false;
+	ibVec3 n = pg.n, c = pg.c;
 	/* relative twist at c and the group's present wrench about c */
 	ibVec3 r1 = ibSub(c, x->st.s), r2 = ibSub(c, y->st.s);
 	ibVec3 u = ibSub(ibAdd(x->st.v, ibCross(x->st.w, r1)), ibAdd(y->st.v, ibCross(y->st.w, r2)));
@@ -161,7 +213,7 @@ bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, 
 	for (int i = 0; i < m; ++i) {
 		ibVec3 p = ibMulAdd(g[i].accT, g[i].accN, n);
 		F = ibAdd(F, p);
-		M = ibAdd(M, ibCross(r[i], p));
+		M = ibAdd(M, ibCross(pg.r[i], p));
 	}
 	/* the response of the block does not change during the loop (poses fixed at t0+h): factor once */
 	int32_t gi = (int32_t)(g - cs->pts);
@@ -185,37 +237,9 @@ bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, 
 	solve6(L, b, sol);
 	F = ibAdd(F, ibV3(sol[0], sol[1], sol[2]));
 	M = ibAdd(M, ibV3(sol[3], sol[4], sol[5]));
-	/* least-squares normal loads with the wrench's F_n and tilting moment M_t = rho x n */
-	double Fn = ibDot(F, n);
-	ibVec3 Ft = ib_contact_tangential(F, n), rho = ibCross(n, ib_contact_tangential(M, n));
-	double rx = ibDot(rho, t1), ry = ibDot(rho, t2);
-	double bx = (syy * rx - sxy * ry) / det, by = (sxx * ry - sxy * rx) / det;
-	ibVec3 beta = ibMulAdd(ibScale(bx, t1), by, t2);
-	double N[IB_CONTACT_PATCH_MAX], W = 0.0, Nmin = INFINITY;
-	ibVec3 cw = IB_VEC3_ZERO;
-	for (int i = 0; i < m; ++i) {
-		N[i] = Fn / m + ibDot(beta, r[i]);
-		Nmin = fmin(Nmin, N[i]);
-	}
-	if (Nmin < 0.0 && !nonneg_loads(r, m, t1, t2, Fn, rho, N)) {
-		return false; /* the centre of pressure is outside the points: a corner lifts, the points decide one by one */
-	}
-	for (int i = 0; i < m; ++i) {
-		W += N[i];
-		cw = ibMulAdd(cw, N[i], r[i]);
-	}
-	if (!(W > 0.0)) return false;
-	cw = ibScale(1.0 / W, cw); /* loads' centre, relative to c */
-	/* friction: same F_t, same twist about c */
-	double Mn = ibDot(M, n) - ibDot(n, ibCross(cw, Ft)), J = 0.0;
-	for (int i = 0; i < m; ++i) J += N[i] * ibLengthSq(ibSub(r[i], cw));
-	double k = J > 0.0 ? Mn / J : 0.0;
-	if (!(J > 0.0) && fabs(Mn) > 0.0) return false;
+	double N[IB_CONTACT_PATCH_MAX];
 	ibVec3 T[IB_CONTACT_PATCH_MAX];
-	for (int i = 0; i < m; ++i) {
-		T[i] = ibScale(N[i], ibMulAdd(ibScale(1.0 / W, Ft), k, ibCross(n, ibSub(r[i], cw))));
-		if (ibLength(T[i]) > g[i].mus * N[i]) return false; /* outside a cone */
-	}
+	if (ib_contact_patch_loads(g, &pg, F, M, N, T) != 1) return false; /* the points decide one by one */
 	for (int i = 0; i < m; ++i) {
 		ibContactRow* q = &g[i];
 		ibVec3 T0 = ib_contact_tangential(q->accT, n);

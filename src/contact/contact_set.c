@@ -38,6 +38,7 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_free(w, cs->baseR, (size_t)cs->predCapacity * sizeof(ibMat3));
 	ib_free(w, cs->baseOk, (size_t)cs->predCapacity * sizeof(uint8_t));
 	ib_contact_patch_destroy(w, cs);
+	ib_contacts_direct_destroy(w, cs);
 	ib_free(w, cs->motion, (size_t)cs->motionCapacity * sizeof(double));
 	ib_free(w, cs, sizeof *cs);
 	w->contactStore = NULL;

@@ -35,6 +35,7 @@ ibSolverSettings ibDefaultSolverSettings(void)
 	s.sleep.angularThreshold = 0.05;
 	s.sleep.timeToSleep = 0.5;
 	s.contact.warmStart = true;
+	s.contact.directSolve = true;
 	return s;
 }
 

@@ -135,6 +135,7 @@ static const ibSceneAttr worldAttrTable[] = {
 	WORLD_ATTR("sleep_angular_threshold", IB_ATTR_REAL, solver.sleep.angularThreshold),
 	WORLD_ATTR("sleep_time", IB_ATTR_REAL, solver.sleep.timeToSleep),
 	WORLD_ATTR("contact_warm_start", IB_ATTR_BOOL, solver.contact.warmStart),
+	WORLD_ATTR("contact_direct_solve", IB_ATTR_BOOL, solver.contact.directSolve),
 };
 /* clang-format on */
 

@@ -1,0 +1,703 @@
+/* [IMPL] Sparse direct solve of the contact joints (beyond the thesis; docs/contacts.md "Direct solve").
+ *
+ * A pile of boxes is a stiff, statically indeterminate system: each box rests on two boxes, each
+ * face contact has four points, and Gauss-Seidel sweeps over single points need hundreds of sweeps
+ * to bring a 20-row pyramid to eps_d = 1e-6 m (they move an error from point to point). Before the
+ * sweeps of a loop, the resting points are gathered into blocks: a face contact whose points all
+ * stick becomes one 6-dof block (the wrench (F, M) about its centre c against the relative twist at
+ * c, as a temporary fixed joint, contact_patch.c), another sticking point a 3-dof block (a ball
+ * joint), any other point a 1-dof normal block. With G_k the blocks' Jacobians and A = G M^-1 G^T,
+ * the loop solves
+ *   position (at t0):  h A dl = -e(l),  e = predicted errors at t0+h (gaps, static-friction offsets;
+ *                      of a face block their least-squares rigid fit: offset d at c and rotation theta)
+ *   velocity (t0+h):   A dl = -u,      u = relative velocities (of a face block: at c, and omega)
+ * iterated with one factorisation (the predictions are non-linear) until the errors are below a tenth
+ * of the tolerance. A pile has more rows than degrees of freedom (2400 vs 1260 for pyramid20), so A is
+ * singular: it is scaled to a unit diagonal and regularised by DIR_REG I, which gives a solution near
+ * the minimum-norm one (no self-equilibrated internal forces) and is refined by the iteration itself.
+ * The blocks' impulses are then distributed to the points (least-squares loads of a face,
+ * ib_contact_patch_loads), projected onto N >= 0 and the friction cones, and handed to the sweeps as
+ * their starting iterate: the sweeps keep every clamp and every tolerance of the iterative method, so
+ * where the equality solution was admissible they end after one sweep, and where it was not (a corner
+ * lifts, a point slides) they continue from it. One CHOLMOD symbolic analysis per block pattern. */
+#include <math.h>
+#include <string.h>
+
+#include "contact/contact_internal.h"
+#include "joints/joint_internal.h"
+#include "math/cholmod_view.h"
+
+enum { DIR_MAX_ITERATIONS = 12, DIR_PASSES = 3, DIR_MAX_COLUMN = 48 };
+#define DIR_REG 1e-8
+#define DIR_FRICTION_WEIGHT 100.0
+
+typedef struct DBlock {
+	int32_t first;   /* first point (row of cs->pts) */
+	int16_t m;       /* points of a face block, else 1 */
+	uint8_t dim;     /* 6 face, 3 sticking point, 1 normal */
+	int32_t off;     /* first scalar row of the system */
+	int32_t body[2]; /* dynamic bodies of side 1 / 2, -1 if not dynamic */
+	ibPatchGeom pg;  /* face block: geometry at the loop's instant */
+	ibMat3 Sinv;     /* face block: inverse of sum(|r|^2 I - r r^T) (rigid fit of the point errors) */
+	double G[2][36]; /* rows (dim x 6, row-major) of the Jacobian per side: (linear, angular) */
+	double W[2][36]; /* rows of M^-1 G^T per side */
+	ibVec3 e[3];     /* the rows' directions: n, t1, t2 (forces; a face's moments likewise) */
+	double lam[6];   /* impulses of the direct solve so far, in the frame e */
+} DBlock;
+
+typedef struct ibContactDirect {
+	cholmod_common cc;
+	cholmod_factor* L;
+	cholmod_dense *X, *Y, *E;
+	DBlock* blk;
+	int32_t blkCap, nblk;
+	int32_t *bodyStart, *bodyBlk, *nbrStart, *nbr, *Ap, *Ai, *diag, *sig;
+	int32_t bodyStartCap, bodyBlkCap, nbrStartCap, nbrCap, ApCap, AiCap, diagCap, sigCap, sigLen;
+	uint8_t* mode; /* per point of cs->pts, see point_ok */
+	int32_t modeCap;
+	double* gref; /* the blocks' G when the numeric factor was made */
+	int32_t grefCap;
+	double *Ax, *scale, *rhs, *tmp;
+	int32_t AxCap, scaleCap, rhsCap, tmpCap;
+	int32_t m, nnz;
+	bool analysed, numeric; /* symbolic / numeric factor valid for the pattern in sig */
+} ibContactDirect;
+
+void ib_contacts_direct_destroy(ibWorld* w, ibContactStore* cs)
+{
+	ibContactDirect* D = cs->direct;
+	if (!D) return;
+	if (D->L) cholmod_free_factor(&D->L, &D->cc);
+	if (D->X) cholmod_free_dense(&D->X, &D->cc);
+	if (D->Y) cholmod_free_dense(&D->Y, &D->cc);
+	if (D->E) cholmod_free_dense(&D->E, &D->cc);
+	cholmod_finish(&D->cc);
+	ib_free(w, D->blk, (size_t)D->blkCap * sizeof(DBlock));
+	int32_t* iv[] = {D->bodyStart, D->bodyBlk, D->nbrStart, D->nbr, D->Ap, D->Ai, D->diag, D->sig};
+	int32_t ic[] = {D->bodyStartCap, D->bodyBlkCap, D->nbrStartCap, D->nbrCap, D->ApCap, D->AiCap, D->diagCap, D->sigCap};
+	for (int k = 0; k < 8; ++k) ib_free(w, iv[k], (size_t)ic[k] * sizeof(int32_t));
+	ib_free(w, D->Ax, (size_t)D->AxCap * sizeof(double));
+	ib_free(w, D->scale, (size_t)D->scaleCap * sizeof(double));
+	ib_free(w, D->rhs, (size_t)D->rhsCap * sizeof(double));
+	ib_free(w, D->tmp, (size_t)D->tmpCap * sizeof(double));
+	ib_free(w, D->mode, (size_t)D->modeCap);
+	ib_free(w, D->gref, (size_t)D->grefCap * sizeof(double));
+	ib_free(w, D, sizeof *D);
+	cs->direct = NULL;
+}
+
+static ibContactDirect* direct_of(ibWorld* w, ibContactStore* cs)
+{
+	if (cs->direct) return cs->direct;
+	ibContactDirect* D = ib_alloc(w, sizeof *D);
+	if (!D) return NULL;
+	memset(D, 0, sizeof *D);
+	if (!cholmod_start(&D->cc)) {
+		ib_free(w, D, sizeof *D);
+		return NULL;
+	}
+	D->cc.print = 0;
+	D->cc.nmethods = 1;
+	D->cc.method[0].ordering = CHOLMOD_AMD;
+	D->cc.postorder = 1;
+	D->cc.supernodal = CHOLMOD_SIMPLICIAL; /* no BLAS or OpenMP threads for these small, sparse factors */
+	cs->direct = D;
+	return D;
+}
+
+static bool grow_i(ibWorld* w, int32_t** a, int32_t* cap, int32_t need) { return ib_grow(w, (void**)a, cap, need, sizeof(int32_t)); }
+static bool grow_d(ibWorld* w, double** a, int32_t* cap, int32_t need) { return ib_grow(w, (void**)a, cap, need, sizeof(double)); }
+
+/* ---------------------------------------------------------------- blocks */
+
+/* mode of a point in this loop's system (D->mode), bits: MODE_NORMAL = normal row only (its friction
+ * left to the sweeps), MODE_OUT = left out (to the sweeps), MODE_SINGLE = not part of a face block */
+enum { MODE_NORMAL = 1, MODE_OUT = 2, MODE_SINGLE = 4 };
+static bool point_ok(const ibContactRow* c) { return c->kind == IB_CONTACT_RESTING && c->spec == 0 && !c->frozen; }
+
+static bool face_group(const ibContactStore* cs, const uint8_t* mode, int32_t k)
+{
+	const ibContactRow* c = &cs->pts[k];
+	if (c->gIdx != 0 || c->gCount < 3 || c->gCount > IB_CONTACT_PATCH_MAX || k + c->gCount > cs->count) return false;
+	for (int32_t i = k; i < k + c->gCount; ++i) {
+		const ibContactRow* q = &cs->pts[i];
+		if (!point_ok(q) || mode[i] != 0 || !q->sticking || !(q->mus > 0.0)) return false;
+	}
+	return true;
+}
+
+/* Jacobian rows of side p of a block at the current poses. */
+static void block_jacobian(const ibWorld* w, const ibContactStore* cs, DBlock* B, int p)
+{
+	const ibContactRow* c = &cs->pts[B->first];
+	int32_t bi = p == 0 ? c->b1 : c->b2;
+	const ibBody* b = &w->bodies[bi];
+	B->body[p] = ib_is_dynamic(b) ? bi : -1;
+	if (B->body[p] < 0) return;
+	double sg = p == 0 ? 1.0 : -1.0;
+	ibVec3 q = B->dim == 6 ? B->pg.c : p == 0 ? c->a : c->b, r = ibSub(q, b->st.s);
+	for (int k = 0; k < B->dim; ++k) {
+		ibVec3 lin, ang;
+		if (k < 3) {
+			lin = B->e[k];
+			ang = ibCross(r, lin);
+		} else {
+			lin = IB_VEC3_ZERO;
+			ang = B->e[k - 3];
+		}
+		lin = ibScale(sg, lin);
+		ang = ibScale(sg, ang);
+		ibVec3 wl = ibScale(b->invMass, lin), wa = ibMat3_MulV(b->invInertiaW, ang);
+		double* g = B->G[p] + 6 * k;
+		double* v = B->W[p] + 6 * k;
+		g[0] = lin.x, g[1] = lin.y, g[2] = lin.z, g[3] = ang.x, g[4] = ang.y, g[5] = ang.z;
+		v[0] = wl.x, v[1] = wl.y, v[2] = wl.z, v[3] = wa.x, v[4] = wa.y, v[5] = wa.z;
+	}
+}
+
+static bool add_block(ibWorld* w, ibContactStore* cs, ibContactDirect* D, int32_t first, int m, int dim)
+{
+	if (!ib_grow(w, (void**)&D->blk, &D->blkCap, D->nblk + 1, sizeof(DBlock))) return false;
+	DBlock* B = &D->blk[D->nblk];
+	B->first = first;
+	B->m = (int16_t)m;
+	B->dim = (uint8_t)dim;
+	B->off = D->m;
+	memset(B->lam, 0, sizeof B->lam);
+	memset(B->G, 0, sizeof B->G);
+	B->e[0] = cs->pts[first].n;
+	B->e[1] = ibPerpendicular(B->e[0]);
+	B->e[2] = ibCross(B->e[0], B->e[1]);
+	if (dim == 6) {
+		if (!ib_contact_patch_geometry(&cs->pts[first], m, &B->pg)) return true; /* collinear: the caller uses points */
+		ibMat3 S = ibMat3_Zero();
+		for (int i = 0; i < m; ++i) {
+			ibVec3 q = ibSub(cs->pts[first + i].a, B->pg.c);
+			double q2 = ibLengthSq(q), v[3] = {q.x, q.y, q.z};
+			for (int r = 0; r < 3; ++r)
+				for (int s = 0; s < 3; ++s) S.m[r][s] += (r == s ? q2 : 0.0) - v[r] * v[s];
+		}
+		if (!ibMat3_InverseSym(S, &B->Sinv)) return true;
+	}
+	block_jacobian(w, cs, B, 0);
+	block_jacobian(w, cs, B, 1);
+	if (B->body[0] < 0 && B->body[1] < 0) return true;
+	D->nblk++;
+	D->m += dim;
+	return true;
+}
+
+static bool build_blocks(ibWorld* w, ibContactStore* cs, ibContactDirect* D)
+{
+	D->nblk = 0;
+	D->m = 0;
+	for (int32_t k = 0; k < cs->count; ++k) {
+		const ibContactRow* c = &cs->pts[k];
+		if (face_group(cs, D->mode, k)) {
+			int32_t before = D->nblk;
+			if (!add_block(w, cs, D, k, c->gCount, 6)) return false;
+			if (D->nblk > before) {
+				k += c->gCount - 1;
+				continue;
+			}
+		}
+		if (!point_ok(c) || (D->mode[k] & MODE_OUT)) continue;
+		bool frictionless = c->mus <= 0.0 && c->mud <= 0.0;
+		if (frictionless) {
+			if (!add_block(w, cs, D, k, 1, 1)) return false;
+		} else if (c->sticking && c->mus > 0.0 && !(D->mode[k] & MODE_NORMAL)) {
+			if (!add_block(w, cs, D, k, 1, 3)) return false;
+		}
+		/* [IMPL] a sliding point is left to the sweeps: its dynamic friction follows each increment of its
+		 * normal impulse (eq. 5.8), and solving the normal rows first and the friction after changed the
+		 * braking distances of Table 5.2 by 5e-3 m */
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------- pattern, analysis, factorisation */
+
+static int cmp_i32(const void* x, const void* y) { return (*(const int32_t*)x > *(const int32_t*)y) - (*(const int32_t*)x < *(const int32_t*)y); }
+
+static bool build_pattern(ibWorld* w, ibContactDirect* D)
+{
+	int32_t nb = w->bodyHigh;
+	if (!grow_i(w, &D->bodyStart, &D->bodyStartCap, nb + 2) || !grow_i(w, &D->bodyBlk, &D->bodyBlkCap, 2 * D->nblk + 1) ||
+	    !grow_i(w, &D->nbrStart, &D->nbrStartCap, D->nblk + 1))
+		return false;
+	memset(D->bodyStart, 0, (size_t)(nb + 2) * sizeof(int32_t));
+	for (int32_t i = 0; i < D->nblk; ++i)
+		for (int p = 0; p < 2; ++p)
+			if (D->blk[i].body[p] >= 0) D->bodyStart[D->blk[i].body[p] + 2]++;
+	/* a bound of the entries before any list is made: the rows meeting at one body couple pairwise */
+	int64_t bound = 0;
+	memset(D->bodyStart, 0, (size_t)(nb + 2) * sizeof(int32_t));
+	for (int32_t i = 0; i < D->nblk; ++i)
+		for (int p = 0; p < 2; ++p)
+			if (D->blk[i].body[p] >= 0) D->bodyStart[D->blk[i].body[p] + 2] += D->blk[i].dim;
+	for (int32_t i = 0; i < nb; ++i) bound += (int64_t)D->bodyStart[i + 2] * D->bodyStart[i + 2];
+	if (bound > 2 * DIR_MAX_COLUMN * (int64_t)D->m) return false;
+	memset(D->bodyStart, 0, (size_t)(nb + 2) * sizeof(int32_t));
+	for (int32_t i = 0; i < D->nblk; ++i)
+		for (int p = 0; p < 2; ++p)
+			if (D->blk[i].body[p] >= 0) D->bodyStart[D->blk[i].body[p] + 2]++;
+	for (int32_t i = 2; i < nb + 2; ++i) D->bodyStart[i] += D->bodyStart[i - 1];
+	for (int32_t i = 0; i < D->nblk; ++i)
+		for (int p = 0; p < 2; ++p)
+			if (D->blk[i].body[p] >= 0) D->bodyBlk[D->bodyStart[D->blk[i].body[p] + 1]++] = i;
+	/* neighbours of each block with a smaller index (blocks are in body order within a body's list) */
+	int32_t count = 0;
+	for (int pass = 0; pass < 2; ++pass) {
+		count = 0;
+		for (int32_t j = 0; j < D->nblk; ++j) {
+			if (pass == 1) D->nbrStart[j] = count;
+			int32_t start = count;
+			for (int p = 0; p < 2; ++p) {
+				int32_t b = D->blk[j].body[p];
+				if (b < 0) continue;
+				for (int32_t e = D->bodyStart[b]; e < D->bodyStart[b + 1]; ++e) {
+					int32_t i = D->bodyBlk[e];
+					if (i >= j) continue;
+					if (pass == 1) {
+						bool dup = false;
+						for (int32_t z = start; z < count && !dup; ++z) dup = D->nbr[z] == i;
+						if (dup) continue;
+						D->nbr[count] = i;
+					}
+					++count;
+				}
+			}
+			if (pass == 1) qsort(D->nbr + start, (size_t)(count - start), sizeof(int32_t), cmp_i32);
+		}
+		if (pass == 0 && !grow_i(w, &D->nbr, &D->nbrCap, count + 1)) return false;
+	}
+	D->nbrStart[D->nblk] = count;
+	/* scalar upper triangle: column off_J + s holds the rows of J's neighbours and J's rows 0..s */
+	int64_t nnz = 0;
+	for (int32_t j = 0; j < D->nblk; ++j) {
+		int32_t rows = 0;
+		for (int32_t z = D->nbrStart[j]; z < D->nbrStart[j + 1]; ++z) rows += D->blk[D->nbr[z]].dim;
+		int d = D->blk[j].dim;
+		nnz += (int64_t)d * rows + (int64_t)d * (d + 1) / 2;
+	}
+	if (nnz > INT32_MAX / 2 || nnz > DIR_MAX_COLUMN * (int64_t)D->m) return false;
+	if (!grow_i(w, &D->Ap, &D->ApCap, D->m + 1) || !grow_i(w, &D->Ai, &D->AiCap, (int32_t)nnz + 1) ||
+	    !grow_i(w, &D->diag, &D->diagCap, D->m + 1) || !grow_d(w, &D->Ax, &D->AxCap, (int32_t)nnz + 1) ||
+	    !grow_d(w, &D->scale, &D->scaleCap, D->m + 1) || !grow_d(w, &D->rhs, &D->rhsCap, D->m + 1) ||
+	    !grow_d(w, &D->tmp, &D->tmpCap, D->m + 1))
+		return false;
+	int32_t pos = 0;
+	for (int32_t j = 0; j < D->nblk; ++j) {
+		const DBlock* J = &D->blk[j];
+		for (int s = 0; s < J->dim; ++s) {
+			D->Ap[J->off + s] = pos;
+			for (int32_t z = D->nbrStart[j]; z < D->nbrStart[j + 1]; ++z) {
+				const DBlock* I = &D->blk[D->nbr[z]];
+				for (int r = 0; r < I->dim; ++r) D->Ai[pos++] = I->off + r;
+			}
+			for (int r = 0; r <= s; ++r) D->Ai[pos++] = J->off + r;
+			D->diag[J->off + s] = pos - 1;
+		}
+	}
+	D->Ap[D->m] = pos;
+	D->nnz = pos;
+	return true;
+}
+
+/* same block pattern as the analysed one: (dim, bodies) of every block in order */
+static bool same_pattern(ibWorld* w, ibContactDirect* D, bool* ok)
+{
+	*ok = true;
+	int32_t len = 3 * D->nblk;
+	bool same = D->sigLen == len;
+	for (int32_t i = 0; same && i < D->nblk; ++i)
+		same = D->sig[3 * i] == D->blk[i].dim && D->sig[3 * i + 1] == D->blk[i].body[0] && D->sig[3 * i + 2] == D->blk[i].body[1];
+	if (same) return true;
+	if (!grow_i(w, &D->sig, &D->sigCap, len + 1)) {
+		*ok = false;
+		return false;
+	}
+	for (int32_t i = 0; i < D->nblk; ++i) {
+		D->sig[3 * i] = D->blk[i].dim;
+		D->sig[3 * i + 1] = D->blk[i].body[0];
+		D->sig[3 * i + 2] = D->blk[i].body[1];
+	}
+	D->sigLen = len;
+	return false;
+}
+
+static double dot6(const double* a, const double* b)
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+/* A(I row r, J row s): the sum over the bodies the blocks share */
+static double entry(const DBlock* I, int r, const DBlock* J, int s)
+{
+	double a = 0.0;
+	for (int p = 0; p < 2; ++p) {
+		if (I->body[p] < 0) continue;
+		for (int q = 0; q < 2; ++q)
+			if (J->body[q] == I->body[p]) a += dot6(I->G[p] + 6 * r, J->W[q] + 6 * s);
+	}
+	return a;
+}
+
+/* Makes a factor usable for the present blocks: a new pattern is analysed and factored, the same
+ * pattern keeps its factor (from an earlier instant: the iteration corrects for the change) unless
+ * force. *fresh: factored now, at the present poses. */
+/* [IMPL] Weights of the regularisation: among the impulses with the same effect on the bodies the
+ * solve picks the one of least sum w_i x_i^2; friction (tangential forces, a face's twist) weighs
+ * DIR_FRICTION_WEIGHT times more than normal loads and tilting moments, so that an indeterminate pile
+ * is held by normal loads and not by friction squeezing its boxes (which left the cones at the top of
+ * pyramid20 with mu = 0.5). */
+static double row_weight(const DBlock* B, int k)
+{
+	return (k == 1 || k == 2 || k == 3) && B->dim > 1 ? DIR_FRICTION_WEIGHT : 1.0;
+}
+
+static bool factor(ibWorld* w, ibContactDirect* D, bool force, bool* fresh)
+{
+	bool ok = true;
+	*fresh = false;
+	if (!same_pattern(w, D, &ok)) {
+		D->numeric = false;
+		D->analysed = false;
+		if (D->L) cholmod_free_factor(&D->L, &D->cc);
+		/* [IMPL] only sparse systems (build_pattern refuses others, and the pattern stays refused until
+		 * it changes): many contacts at one body (a heap of overlapping spheres) couple all their rows,
+		 * and a dense factor costs more than the sweeps */
+		if (!ok || !build_pattern(w, D)) return false;
+		cholmod_sparse A = ib_cholmod_upper(D->m, D->nnz, D->Ap, D->Ai, D->Ax);
+		for (int32_t z = 0; z < D->nnz; ++z) D->Ax[z] = 0.0;
+		for (int32_t j = 0; j < D->m; ++j) D->Ax[D->diag[j]] = 1.0;
+		D->L = cholmod_analyze(&A, &D->cc);
+		D->analysed = D->L != NULL && D->cc.status >= CHOLMOD_OK && D->cc.lnz <= 4.0 * DIR_MAX_COLUMN * D->m;
+		if (!D->analysed) return false;
+	} else if (!D->analysed) {
+		return false; /* the same pattern as a rejected one */
+	} else if (D->numeric && !force) {
+		/* the factor's geometry must still be close: lever arms and normals within 1e-3 (relative) */
+		bool close = true;
+		for (int32_t k = 0; k < D->nblk && close; ++k) {
+			const double* G = &D->blk[k].G[0][0];
+			const double* R = D->gref + 72 * (size_t)k;
+			for (int q = 0; q < 72 && close; ++q) close = fabs(G[q] - R[q]) <= 1e-3 * (1.0 + fabs(R[q]));
+		}
+		if (close) return true;
+	}
+	*fresh = true;
+	D->numeric = false;
+	if (!grow_d(w, &D->gref, &D->grefCap, 72 * D->nblk + 1)) return false;
+	for (int32_t k = 0; k < D->nblk; ++k) memcpy(D->gref + 72 * (size_t)k, &D->blk[k].G[0][0], 72 * sizeof(double));
+	for (int32_t j = 0; j < D->nblk; ++j) {
+		const DBlock* J = &D->blk[j];
+		for (int s = 0; s < J->dim; ++s) {
+			double d = entry(J, s, J, s);
+			D->scale[J->off + s] = d > 0.0 ? 1.0 / sqrt(d) : 0.0;
+		}
+	}
+	for (int32_t j = 0; j < D->nblk; ++j) {
+		const DBlock* J = &D->blk[j];
+		for (int s = 0; s < J->dim; ++s) {
+			int32_t col = J->off + s, z = D->Ap[col];
+			double sj = D->scale[col];
+			for (int32_t e = D->nbrStart[j]; e < D->nbrStart[j + 1]; ++e) {
+				const DBlock* I = &D->blk[D->nbr[e]];
+				for (int r = 0; r < I->dim; ++r, ++z) D->Ax[z] = D->scale[I->off + r] * sj * entry(I, r, J, s);
+			}
+			for (int r = 0; r < s; ++r, ++z) D->Ax[z] = D->scale[J->off + r] * sj * entry(J, r, J, s);
+			D->Ax[z] = 1.0 + DIR_REG * row_weight(J, s);
+		}
+	}
+	cholmod_sparse A = ib_cholmod_upper(D->m, D->nnz, D->Ap, D->Ai, D->Ax);
+	double beta[2] = {0.0, 0.0}; /* the regularisation is on the diagonal (row_weight) */
+	int ok2 = cholmod_factorize_p(&A, beta, NULL, 0, D->L, &D->cc);
+	D->numeric = ok2 && D->cc.status >= CHOLMOD_OK && D->cc.status != CHOLMOD_NOT_POSDEF;
+	return D->numeric;
+}
+
+/* ---------------------------------------------------------------- errors, solve, apply */
+
+/* predicted relative displacement a' - b' still to be removed at a point (gap and static-friction
+ * offset beyond their allowances), as the sweeps measure it (contact_joint.c, correct_point) */
+static ibVec3 position_error(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, bool friction)
+{
+	ibVec3 s1, s2;
+	ibMat3 R1, R2;
+	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
+	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
+	ibVec3 n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
+	ibVec3 a = ibAdd(s1, ibMat3_MulV(R1, c->la)), b = ibAdd(s2, ibMat3_MulV(R2, c->lb));
+	ibVec3 e = ibScale(ibDot(ibSub(a, b), n) + c->allowN, n);
+	if (!friction) return e;
+	ibVec3 d = ib_contact_tangential(ibSub(ibAdd(s1, ibMat3_MulV(R1, c->ta)), ibAdd(s2, ibMat3_MulV(R2, c->tb))), n);
+	double l = ibLength(d);
+	return l > c->allowT ? ibMulAdd(e, 1.0 - c->allowT / l, d) : e;
+}
+
+/* right-hand side of block B (rhs[0..dim-1]); returns its largest point error */
+static double block_rhs(ibWorld* w, ibContactStore* cs, const DBlock* B, double h, bool velocity, double* rhs)
+{
+	const ibContactRow* g = &cs->pts[B->first];
+	double err = 0.0;
+	if (B->dim == 6) {
+		ibVec3 d = IB_VEC3_ZERO, t = IB_VEC3_ZERO;
+		if (velocity) {
+			const ibBody* x = &w->bodies[g->b1];
+			const ibBody* y = &w->bodies[g->b2];
+			ibVec3 c = B->pg.c;
+			d = ibSub(ibAdd(x->st.v, ibCross(x->st.w, ibSub(c, x->st.s))), ibAdd(y->st.v, ibCross(y->st.w, ibSub(c, y->st.s))));
+			t = ibSub(x->st.w, y->st.w);
+			for (int i = 0; i < B->m; ++i) err = fmax(err, ibLength(ib_contact_rel_velocity(w, &g[i])));
+		} else {
+			ibVec3 mom = IB_VEC3_ZERO;
+			for (int i = 0; i < B->m; ++i) {
+				ibVec3 e = position_error(w, cs, &g[i], h, true);
+				err = fmax(err, ibLength(e));
+				d = ibAdd(d, e);
+				mom = ibAdd(mom, ibCross(ibSub(g[i].a, B->pg.c), e));
+			}
+			d = ibScale(1.0 / (B->m * h), d);
+			t = ibScale(1.0 / h, ibMat3_MulV(B->Sinv, mom));
+		}
+		for (int k = 0; k < 3; ++k) {
+			rhs[k] = -ibDot(d, B->e[k]);
+			rhs[3 + k] = -ibDot(t, B->e[k]);
+		}
+		return err;
+	}
+	ibVec3 e = velocity ? ib_contact_rel_velocity(w, g) : position_error(w, cs, g, h, B->dim == 3);
+	if (B->dim == 3) {
+		double s = velocity ? 1.0 : 1.0 / h;
+		for (int k = 0; k < 3; ++k) rhs[k] = -s * ibDot(e, B->e[k]);
+		return ibLength(e);
+	}
+	double en = ibDot(e, g->n);
+	rhs[0] = velocity ? -en : -en / h;
+	return fabs(en);
+}
+
+static void apply_block(ibWorld* w, const DBlock* B, const double* dl)
+{
+	for (int p = 0; p < 2; ++p) {
+		if (B->body[p] < 0) continue;
+		ibBody* b = &w->bodies[B->body[p]];
+		double dv[6] = {0, 0, 0, 0, 0, 0};
+		for (int k = 0; k < B->dim; ++k)
+			for (int q = 0; q < 6; ++q) dv[q] += dl[k] * B->W[p][6 * k + q];
+		b->st.v = ibAdd(b->st.v, ibV3(dv[0], dv[1], dv[2]));
+		b->st.w = ibAdd(b->st.w, ibV3(dv[3], dv[4], dv[5]));
+		b->velVersion++;
+	}
+}
+
+static bool chol_solve(ibContactDirect* D, double* v)
+{
+	cholmod_dense B = ib_cholmod_vector(v, D->m);
+	if (!cholmod_solve2(CHOLMOD_A, D->L, &B, NULL, &D->X, NULL, &D->Y, &D->E, &D->cc)) return false;
+	memcpy(v, D->X->x, (size_t)D->m * sizeof(double));
+	return true;
+}
+
+/* Impulses for the right-hand side in D->rhs (overwritten). The rows of a pile are dependent and the
+ * errors never exactly consistent: y = (A + d I)^-1 b carries the inconsistent part b_0 (in the null
+ * space of A = of G^T: self-equilibrated impulses that move no body) amplified by 1/d. The second solve
+ * x = (A + d I)^-1 A y removes it (its components are b_i l_i / (l_i + d)^2 on the eigenvectors of A):
+ * x is the regularised least-squares solution of nearly minimum norm. */
+static bool solve(ibContactDirect* D)
+{
+	int32_t m = D->m;
+	double* v = D->rhs;
+	for (int32_t i = 0; i < m; ++i) v[i] *= D->scale[i];
+	if (!chol_solve(D, v)) return false;
+	double* z = D->tmp;
+	for (int32_t i = 0; i < m; ++i) z[i] = v[i]; /* unit diagonal */
+	for (int32_t j = 0; j < m; ++j) {
+		double s = 0.0;
+		for (int32_t e = D->Ap[j]; e < D->diag[j]; ++e) {
+			int32_t i = D->Ai[e];
+			z[i] += D->Ax[e] * v[j];
+			s += D->Ax[e] * v[i];
+		}
+		z[j] += s;
+	}
+	memcpy(v, z, (size_t)m * sizeof(double));
+	if (!chol_solve(D, v)) return false;
+	for (int32_t i = 0; i < m; ++i) {
+		v[i] *= D->scale[i];
+		if (!isfinite(v[i])) return false;
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------- distribution to the points */
+
+/* The bodies already carry (N, T) at point q: projected onto N >= 0 and the cone, the difference is
+ * applied and the point's accumulated impulses set. */
+static void set_point(ibWorld* w, ibContactRow* q, double N, ibVec3 T, bool velocity)
+{
+	double Np = fmax(0.0, N);
+	ibVec3 Tp = ib_contact_tangential(T, q->n);
+	double lt = ibLength(Tp), lim = q->mus * Np;
+	if (q->mus <= 0.0 && q->mud <= 0.0) lim = 0.0;
+	if (lt > lim) Tp = lt > 0.0 && lim > 0.0 ? ibScale(lim / lt, Tp) : IB_VEC3_ZERO;
+	ibVec3 corr = ibMulAdd(ibSub(Tp, T), Np - N, q->n);
+	if (ibLengthSq(corr) > 0.0) ib_contact_apply(w, q, corr);
+	if (velocity) q->accVN += Np - q->accN;
+	q->accN = Np;
+	q->accT = Tp;
+}
+
+/* the block's impulse components q .. q+2 as a world vector */
+static ibVec3 frame_vec(const DBlock* B, int q)
+{
+	return ibAdd(ibScale(B->lam[q], B->e[0]), ibAdd(ibScale(B->lam[q + 1], B->e[1]), ibScale(B->lam[q + 2], B->e[2])));
+}
+
+/* The points' loads of block B (its points' impulses so far plus the block's); true if admissible */
+static bool block_loads(const ibContactStore* cs, const DBlock* B, double* N, ibVec3* T)
+{
+	const ibContactRow* g = &cs->pts[B->first];
+	if (B->dim == 6) {
+		ibVec3 n = B->pg.n, F = frame_vec(B, 0), M = frame_vec(B, 3);
+		for (int i = 0; i < B->m; ++i) {
+			ibVec3 p = ibMulAdd(ib_contact_tangential(g[i].accT, n), g[i].accN, n);
+			F = ibAdd(F, p);
+			M = ibAdd(M, ibCross(ibSub(g[i].a, B->pg.c), p));
+		}
+		return ib_contact_patch_loads(g, &B->pg, F, M, N, T) == 1;
+	}
+	if (B->dim == 3) {
+		ibVec3 p = ibAdd(ibMulAdd(g->accT, g->accN, g->n), frame_vec(B, 0));
+		N[0] = ibDot(p, g->n);
+		T[0] = ib_contact_tangential(p, g->n);
+		return N[0] >= 0.0 && ibLength(T[0]) <= g->mus * N[0];
+	}
+	N[0] = g->accN + B->lam[0];
+	T[0] = g->accT;
+	return N[0] >= 0.0;
+}
+
+/* Points of the blocks whose loads are not admissible change mode for the next pass; false if none. */
+static bool demote(const ibContactStore* cs, ibContactDirect* D)
+{
+	bool any = false;
+	double N[IB_CONTACT_PATCH_MAX];
+	ibVec3 T[IB_CONTACT_PATCH_MAX];
+	for (int32_t k = 0; k < D->nblk; ++k) {
+		const DBlock* B = &D->blk[k];
+		if (block_loads(cs, B, N, T)) continue;
+		any = true;
+		const ibContactRow* g = &cs->pts[B->first];
+		for (int i = 0; i < B->m; ++i) {
+			uint8_t* md = &D->mode[B->first + i];
+			if (B->dim == 6) *md |= MODE_SINGLE; /* the face as single points */
+			if (N[i] < 0.0) *md |= MODE_OUT;    /* separates (a lifting corner) */
+			else if (B->dim == 3 && ibLength(T[i]) > g[i].mus * N[i]) *md |= MODE_NORMAL; /* slides: to the sweeps */
+		}
+	}
+	return any;
+}
+
+static void distribute(ibWorld* w, ibContactStore* cs, ibContactDirect* D, bool velocity)
+{
+	double N[IB_CONTACT_PATCH_MAX];
+	ibVec3 T[IB_CONTACT_PATCH_MAX];
+	for (int32_t k = 0; k < D->nblk; ++k) {
+		DBlock* B = &D->blk[k];
+		ibContactRow* g = &cs->pts[B->first];
+		block_loads(cs, B, N, T);
+		if (B->dim == 6) {
+			/* the loads replace the points' impulses; their wrench equals (F, M) up to the points'
+			 * offsets along n, and that remainder is applied so that the bodies carry exactly the loads */
+			ibVec3 n = B->pg.n, F = frame_vec(B, 0), M = frame_vec(B, 3);
+			for (int i = 0; i < B->m; ++i) {
+				ibVec3 p0 = ibMulAdd(ib_contact_tangential(g[i].accT, n), g[i].accN, n), p1 = ibMulAdd(T[i], N[i], n);
+				ibVec3 d = ibSub(p1, p0);
+				F = ibSub(F, d);
+				M = ibSub(M, ibCross(ibSub(g[i].a, B->pg.c), d));
+			}
+			double rest[6];
+			for (int q = 0; q < 3; ++q) rest[q] = -ibDot(F, B->e[q]), rest[3 + q] = -ibDot(M, B->e[q]);
+			apply_block(w, B, rest);
+		}
+		for (int i = 0; i < B->m; ++i) set_point(w, &g[i], N[i], T[i], velocity);
+	}
+}
+
+static void undo(ibWorld* w, ibContactDirect* D)
+{
+	for (int32_t k = 0; k < D->nblk; ++k) {
+		DBlock* B = &D->blk[k];
+		double neg[6];
+		for (int q = 0; q < B->dim; ++q) neg[q] = -B->lam[q];
+		apply_block(w, B, neg);
+	}
+}
+
+/* One pass: Newton-type iteration of the present blocks; returns 1 if impulses were applied, 0 if the
+ * errors were within tolerance, -1 on failure (nothing applied then). */
+static int iterate(ibWorld* w, ibContactStore* cs, ibContactDirect* D, double h, bool velocity, double tol)
+{
+	double last = INFINITY, first = -1.0;
+	bool ready = false, fresh = false, ran = false;
+	for (int it = 0; it < DIR_MAX_ITERATIONS; ++it) {
+		double err = 0.0;
+		for (int32_t k = 0; k < D->nblk; ++k) err = fmax(err, block_rhs(w, cs, &D->blk[k], h, velocity, D->rhs + D->blk[k].off));
+		if (first < 0.0) first = err;
+		if (!(err > 0.1 * tol)) break;
+		bool slow = it >= 1 && err > 0.25 * last;
+		if (slow && fresh) break; /* stagnates with a factor of the present poses: the sweeps go on */
+		last = err;
+		if (!ready || slow) {
+			/* a factor of an earlier instant (last loop, last step) serves while it converges fast */
+			if (!factor(w, D, slow, &fresh)) break;
+			ready = true;
+			for (int32_t k = 0; k < D->nblk; ++k) block_rhs(w, cs, &D->blk[k], h, velocity, D->rhs + D->blk[k].off);
+		}
+		if (!solve(D)) {
+			D->numeric = false;
+			break;
+		}
+		ran = true;
+		for (int32_t k = 0; k < D->nblk; ++k) {
+			DBlock* B = &D->blk[k];
+			const double* dl = D->rhs + B->off;
+			apply_block(w, B, dl);
+			for (int q = 0; q < B->dim; ++q) B->lam[q] += dl[q];
+		}
+	}
+	if (!ran) return 0;
+	double err = 0.0;
+	for (int32_t k = 0; k < D->nblk; ++k) err = fmax(err, block_rhs(w, cs, &D->blk[k], h, velocity, D->rhs + D->blk[k].off));
+	if (!(err < first)) { /* no better than before (a diverging iteration): take it back */
+		undo(w, D);
+		return -1;
+	}
+	return 1;
+}
+
+bool ib_contacts_direct(ibWorld* w, ibContactStore* cs, double h, bool velocity)
+{
+	const ibContactSettings* set = &w->solver.contact;
+	if (!set->directSolve || (w->joints && w->joints->basicCount > 0) || ib_soft_active(w)) return false;
+	ibContactDirect* D = direct_of(w, cs);
+	if (!D || !ib_grow(w, (void**)&D->mode, &D->modeCap, cs->count + 1, 1)) return false;
+	memset(D->mode, 0, (size_t)cs->count);
+	double tol = velocity ? w->solver.velocityTolerance : set->contactPositionTolerance;
+	/* active set: a pass whose loads are not all admissible is taken back, its offending points change
+	 * mode (a face to single points, a sliding point to its normal row, a separating point out) */
+	for (int pass = 0; pass < DIR_PASSES; ++pass) {
+		if (!build_blocks(w, cs, D) || D->nblk == 0) return false;
+		if (!grow_d(w, &D->rhs, &D->rhsCap, D->m + 1)) return false;
+		int r = iterate(w, cs, D, h, velocity, tol);
+		if (r <= 0) return false;
+		if (!demote(cs, D)) {
+			distribute(w, cs, D, velocity);
+			return true;
+		}
+		undo(w, D);
+	}
+	return false;
+}
