@@ -1290,7 +1290,7 @@ static void test_contact_settings_round_trip(void** state)
 	                  "restitution_mixing=\"max\" friction_mixing=\"mean\" resting_speed=\"0.02\" "
 	                  "collision_tolerance=\"1e-5\" contact_position_tolerance=\"2e-6\" "
 	                  "max_collision_iterations=\"77\" max_contact_iterations=\"88\" joint_velocity_sweeps=\"false\" "
-	                  "contact_graph=\"false\" shock_iterations=\"20\" contact_warm_start=\"true\"/></ibdyn>";
+	                  "contact_graph=\"false\" shock_iterations=\"20\" contact_warm_start=\"false\"/></ibdyn>";
 	ibWorldId w = loadOk(xml, "contact settings", NULL);
 	ibContactSettings c = ibWorld_GetSolverSettings(w).contact;
 	assert_false(c.enabled);
@@ -1305,10 +1305,10 @@ static void test_contact_settings_round_trip(void** state)
 	assert_false(c.jointVelocitySweeps);
 	assert_false(c.contactGraph);
 	assert_int_equal(c.shockIterations, 20);
-	assert_true(c.warmStart); /* default off */
+	assert_false(c.warmStart);
 	char* out = saveOk(w, NULL);
 	assert_non_null(strstr(out, "shock_iterations=\"20\""));
-	assert_non_null(strstr(out, "contact_warm_start=\"true\""));
+	assert_non_null(strstr(out, "contact_warm_start=\"false\""));
 	ibWorldId w2 = loadOk(out, "contact settings saved", NULL);
 	ibContactSettings c2 = ibWorld_GetSolverSettings(w2).contact;
 	/* field by field: the struct has padding bytes, which differ between copies */

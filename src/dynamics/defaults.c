@@ -34,7 +34,7 @@ ibSolverSettings ibDefaultSolverSettings(void)
 	s.sleep.linearThreshold = 0.05;
 	s.sleep.angularThreshold = 0.05;
 	s.sleep.timeToSleep = 0.5;
-	s.contact.warmStart = false; /* opt-in: with it pyramid20 slides apart (docs/contacts.md, "Warm start") */
+	s.contact.warmStart = true;
 	return s;
 }
 
