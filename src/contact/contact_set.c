@@ -259,46 +259,6 @@ void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
 	}
 }
 
-/* [IMPL] The friction impulses of the points of one manifold are determined by the motion only up to a
- * self-equilibrated part (opposite tangential impulses at two corners of a face: no net force, no
- * twist). The sweeps change that part arbitrarily, the warm start carries it into the next step, and
- * there it grows from step to step until points reach their friction cones and slide (pyramid20: a
- * box under symmetric load carried friction of half its normal impulse at one corner, opposed at the
- * other, after 80 steps; then it rocked and the pile fell apart). Before an impulse is kept for the
- * warm start, the group's friction is replaced by the distribution proportional to the normal loads
- * w_i that has the same net force F and twist tau about the loads' centre c:
- * t_i = w_i (F / W + (tau / J) n x r_i), r_i = tangential part of a_i - c, J = sum w_i |r_i|^2
- * (the minimum of sum |t_i|^2 / w_i). The bodies get the same wrench (coplanar points). */
-static void balance_friction(ibContactRow* g, int32_t m, bool velocity)
-{
-	ibVec3 n = g[0].n, F = IB_VEC3_ZERO, c = IB_VEC3_ZERO;
-	double W = 0.0;
-	for (int32_t i = 0; i < m; ++i) {
-		double wi = velocity ? g[i].wN + g[i].wVN : g[i].wN;
-		if (!(wi > 0.0)) wi = 0.0;
-		W += wi;
-		c = ibMulAdd(c, wi, g[i].a);
-		F = ibAdd(F, ib_contact_tangential(velocity ? g[i].wVT : g[i].wT, n));
-	}
-	if (!(W > 0.0)) return;
-	c = ibScale(1.0 / W, c);
-	double tau = 0.0, J = 0.0;
-	for (int32_t i = 0; i < m; ++i) {
-		double wi = fmax(0.0, velocity ? g[i].wN + g[i].wVN : g[i].wN);
-		ibVec3 r = ib_contact_tangential(ibSub(g[i].a, c), n);
-		tau += ibDot(n, ibCross(r, ib_contact_tangential(velocity ? g[i].wVT : g[i].wT, n)));
-		J += wi * ibLengthSq(r);
-	}
-	double k = J > 0.0 ? tau / J : 0.0;
-	for (int32_t i = 0; i < m; ++i) {
-		double wi = fmax(0.0, velocity ? g[i].wN + g[i].wVN : g[i].wN);
-		ibVec3 r = ib_contact_tangential(ibSub(g[i].a, c), n);
-		ibVec3 t = ibScale(wi, ibMulAdd(ibScale(1.0 / W, F), k, ibCross(n, r)));
-		if (velocity) g[i].wVT = t;
-		else g[i].wT = t;
-	}
-}
-
 /* Keep this step's resting points for the next step (anchors of sticking points, warm start); they
  * stay grouped by shape pair, and a hash of the pairs finds each group. */
 void ib_contacts_keep(ibWorld* w, ibContactStore* cs)
@@ -311,9 +271,7 @@ void ib_contacts_keep(ibWorld* w, ibContactStore* cs)
 	for (int32_t j = 0, e; j < cs->prevCount; j = e) {
 		const ibContactRow* o = &cs->prev[j];
 		for (e = j + 1; e < cs->prevCount && cs->prev[e].s1 == o->s1 && cs->prev[e].s2 == o->s2 && ibDot(cs->prev[e].n, o->n) > 0.999999; ++e) {}
-		if (e - j < 2 || o->mus <= 0.0) continue;
-		balance_friction(&cs->prev[j], e - j, false);
-		balance_friction(&cs->prev[j], e - j, true);
+		ib_contacts_balance_warm(&cs->prev[j], e - j); /* only the group's net wrench (contact_warm.c) */
 	}
 	int32_t need = 16;
 	while (need < 2 * cs->prevCount) need *= 2;
