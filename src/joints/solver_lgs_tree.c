@@ -367,9 +367,29 @@ static inline __attribute__((always_inline)) void mat_mul_n(const double* A, con
 		}
 }
 
+/* C = A B or C -= A B for 3 x 3 blocks, written out (the loop form was not unrolled at -O2). */
+static inline __attribute__((always_inline)) void mat_mul3(const double* A, const double* B, double* C, bool sub)
+{
+	double r[9];
+	for (int i = 0; i < 3; ++i) {
+		const double a0 = A[3 * i], a1 = A[3 * i + 1], a2 = A[3 * i + 2];
+		r[3 * i] = a0 * B[0] + a1 * B[3] + a2 * B[6];
+		r[3 * i + 1] = a0 * B[1] + a1 * B[4] + a2 * B[7];
+		r[3 * i + 2] = a0 * B[2] + a1 * B[5] + a2 * B[8];
+	}
+	if (sub)
+		for (int i = 0; i < 9; ++i) C[i] -= r[i];
+	else
+		for (int i = 0; i < 9; ++i) C[i] = r[i];
+}
+
 static inline __attribute__((always_inline)) void mat_mul(const double* A, const double* B, double* C, int n, int k,
                                                           int m, bool sub)
 {
+	if (n == 3 && k == 3 && m == 3) {
+		mat_mul3(A, B, C, sub);
+		return;
+	}
 #define IB_MM_CASE(N, K, M)                                                                                        \
 	if (n == N && k == K && m == M) {                                                                              \
 		if (sub)                                                                                                   \
@@ -379,7 +399,6 @@ static inline __attribute__((always_inline)) void mat_mul(const double* A, const
 		return;                                                                                                    \
 	}
 	IB_MM_CASE(3, 6, 3)
-	IB_MM_CASE(3, 3, 3)
 	IB_MM_CASE(3, 3, 6)
 	IB_MM_CASE(6, 3, 6)
 	IB_MM_CASE(6, 6, 3)
@@ -400,11 +419,28 @@ static inline __attribute__((always_inline)) void mat_vec_n(const double* A, con
 	}
 }
 
+/* 3 x 3 written out: the loop form was not unrolled at -O2 (a third of the solve's instructions). */
+static inline __attribute__((always_inline)) void mat_vec3(const double* A, const double* x, double* y, bool sub)
+{
+	double y0 = A[0] * x[0] + A[1] * x[1] + A[2] * x[2];
+	double y1 = A[3] * x[0] + A[4] * x[1] + A[5] * x[2];
+	double y2 = A[6] * x[0] + A[7] * x[1] + A[8] * x[2];
+	if (sub) {
+		y[0] -= y0;
+		y[1] -= y1;
+		y[2] -= y2;
+	} else {
+		y[0] = y0;
+		y[1] = y1;
+		y[2] = y2;
+	}
+}
+
 static inline __attribute__((always_inline)) void mat_vec(const double* A, const double* x, double* y, int n, int m,
                                                           bool sub)
 {
 	if (n == 3 && m == 3)
-		sub ? mat_vec_n(A, x, y, 3, 3, true) : mat_vec_n(A, x, y, 3, 3, false);
+		mat_vec3(A, x, y, sub);
 	else if (n == 6 && m == 3)
 		sub ? mat_vec_n(A, x, y, 6, 3, true) : mat_vec_n(A, x, y, 6, 3, false);
 	else if (n == 3 && m == 6)
