@@ -142,6 +142,19 @@ static inline ibVec3 quat_column(ibQuat q, int u) /* R(q) e_u */
 	return ibV3(2.0 * (q.x * q.z + q.w * q.y), 2.0 * (q.y * q.z - q.w * q.x), 1.0 - 2.0 * (q.x * q.x + q.y * q.y));
 }
 
+/* exp of a rotation vector as a quaternion; below 0.5 rad by the Taylor series of cos(x) and
+ * sin(x)/x at x = |r|/2 (truncation < 1e-19, no libm call), else ibQuat_FromRotationVector */
+static inline ibQuat rotation_quat(ibVec3 r)
+{
+	double t2 = ibLengthSq(r);
+	if (!(t2 < 0.25)) return ibQuat_FromRotationVector(r);
+	double x2 = 0.25 * t2;
+	double c = 1.0 + x2 * (-1.0 / 2.0 + x2 * (1.0 / 24.0 + x2 * (-1.0 / 720.0 + x2 * (1.0 / 40320.0 + x2 * (-1.0 / 3628800.0 + x2 * (1.0 / 479001600.0))))));
+	double sx = 1.0 + x2 * (-1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (-1.0 / 5040.0 + x2 * (1.0 / 362880.0 + x2 * (-1.0 / 39916800.0 + x2 * (1.0 / 6227020800.0))))));
+	double f = 0.5 * sx; /* sin(|r|/2) / |r| */
+	return (ibQuat){c, f * r.x, f * r.y, f * r.z};
+}
+
 static bool axisymmetric_rotation(const ibBody* b, double h, double tolI, ibRigidState* out)
 {
 	ibVec3 I = b->inertiaP;
@@ -160,8 +173,8 @@ static bool axisymmetric_rotation(const ibBody* b, double h, double tolI, ibRigi
 	ibVec3 axis = quat_column(q0, u); /* R0 e_u */
 	double nu = ibDot(axis, b->st.w) * (A - C) / A;
 	ibVec3 wL = ibMulAdd(b->st.w, -nu, axis);
-	ibQuat spin = ibQuat_FromRotationVector(ibScale(h * nu, ibV3(u == 0, u == 1, u == 2)));
-	ibQuat q = ibQuatMul(ibQuat_FromRotationVector(ibScale(h, wL)), ibQuatMul(q0, spin));
+	ibQuat spin = rotation_quat(ibScale(h * nu, ibV3(u == 0, u == 1, u == 2)));
+	ibQuat q = ibQuatMul(rotation_quat(ibScale(h, wL)), ibQuatMul(q0, spin));
 	out->q = ibQuatNormalize(q);
 	out->w = ibMulAdd(wL, nu, quat_column(out->q, u));
 	return true;
