@@ -60,9 +60,11 @@ static void test_tree31_kick(void** state)
 	(void)state;
 	static const ibJointSolver methods[] = {IB_SOLVER_AUTO, IB_SOLVER_LGS_SPARSE, IB_SOLVER_ITERATIVE};
 	static const char* const names[] = {"auto", "lgs-sparse", "iterative"};
+	double driftAuto = 0.0;
 	for (int m = 0; m < (IBDYN_SLOW_TESTS ? 3 : 2); ++m) {
 		double maxErr = 0.0;
 		double drift = run_tree31(methods[m], ibDefaultSolverSettings().maxRotationPerStep, &maxErr);
+		if (m == 0) driftAuto = drift;
 		print_message("tree31 h = 1/30, kick 10 N m, %s: max energy deviation %.3e of |E(0)|, max joint error %.3e m\n",
 		              names[m], drift, maxErr);
 		if (!(drift <= 0.03)) fail_msg("%s: energy deviation %.3e of |E(0)| (want <= 0.03)", names[m], drift);
@@ -73,8 +75,10 @@ static void test_tree31_kick(void** state)
 	double drift = run_tree31(IB_SOLVER_AUTO, 0.0, &maxErr);
 	print_message("without rotation sub-steps: energy deviation %.3e (1e9 = diverged)\n", drift);
 	/* chaotic: 0.08-0.40 across rounding-level changes of the O(n) LGS (issue 4 chain work), always
-	 * >= 6x the 0.013 with sub-steps; 0.1 sat inside that spread */
-	assert_true(drift > 0.05);
+	 * >= 6x the 0.013 with sub-steps; 0.1 sat inside that spread. Since failed probes of the full
+	 * step length back off (step.c), the run without rotation sub-steps spends more steps halved,
+	 * which alone damps it to ~0.04 (3x): asserted relative to the run with sub-steps */
+	assert_true(drift > 2.0 * driftAuto);
 #endif
 }
 

@@ -74,16 +74,33 @@ static void integrate_all(ibWorld* w, double h)
  * no solution near the t0 state at the full length, docs/joints.md), so the failed attempt was pure
  * waste. After a failure, steps longer than the half that converged are split at once; after
  * IB_STEP_HINT_PROBE sub-steps converged at that length, the double length is tried again. The
- * results are those of the redo (same halves, same forces); only the doomed attempts are skipped. */
-enum { IB_STEP_HINT_PROBE = 8 };
+ * results are those of the redo (same halves, same forces); only the doomed attempts are skipped.
+ * [IMPL] Each failed probe doubles the number of sub-steps before the next one (up to
+ * IB_STEP_HINT_PROBE_MAX); a probe that converges resets it (the 100-chain: 116 failed probes of
+ * 253 in 600 steps at a fixed 8). */
+enum { IB_STEP_HINT_PROBE = 8, IB_STEP_HINT_PROBE_MAX = 64 };
 
 static void hint_success(ibWorld* w, double h)
 {
 	if (!(w->stepHint > 0.0) || h < 0.75 * w->stepHint) return;
-	if (++w->stepHintRuns >= IB_STEP_HINT_PROBE) {
+	if (w->stepHintProbing) w->stepHintProbe = IB_STEP_HINT_PROBE; /* the probe converged */
+	w->stepHintProbing = false;
+	if (++w->stepHintRuns >= (w->stepHintProbe > 0 ? w->stepHintProbe : IB_STEP_HINT_PROBE)) {
 		w->stepHint *= 2.0; /* probe: the next longer sub-steps are tried again */
 		w->stepHintRuns = 0;
+		w->stepHintProbing = true;
 	}
+}
+
+static void hint_failure(ibWorld* w, double h)
+{
+	if (w->stepHintProbing) { /* the probe failed: wait longer before the next one */
+		int n = w->stepHintProbe > 0 ? w->stepHintProbe : IB_STEP_HINT_PROBE;
+		w->stepHintProbe = n >= IB_STEP_HINT_PROBE_MAX / 2 ? IB_STEP_HINT_PROBE_MAX : 2 * n;
+	}
+	w->stepHintProbing = false;
+	w->stepHint = 0.5 * h;
+	w->stepHintRuns = 0;
 }
 
 /* Joint correction, free motion, velocity correction over h; subdivides on non-convergence. */
@@ -130,8 +147,7 @@ static void advance(ibWorld* w, double h, int depth)
 		w->stats.stepSubdivisions += 1;
 		return;
 	}
-	w->stepHint = 0.5 * h;
-	w->stepHintRuns = 0;
+	hint_failure(w, h);
 	for (int32_t i = 0; i < w->bodyHigh; ++i) {
 		ibBody* b = &w->bodies[i];
 		if (!b->inUse) continue;

@@ -131,6 +131,8 @@ struct ibWorld {
 	bool canSubdivide;        /* a failed correction may return unconverged instead of falling back */
 	double stepHint;          /* step.c: sub-step length that last converged after a failure (0 = none) */
 	int stepHintRuns;         /* converged sub-steps at stepHint since it was set or probed */
+	int stepHintProbe;        /* sub-steps before the double length is probed (0 = default); grows on failed probes */
+	bool stepHintProbing;     /* stepHint was just doubled: the next attempt at it is a probe */
 	/* per-group joint method overrides (joints/solver_groups.c): groupMethod[g] = ibJointSolver or -1 */
 	int32_t* groupMethod;
 	int32_t groupMethodCapacity;

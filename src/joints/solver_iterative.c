@@ -164,7 +164,7 @@ void ib_joints_measure(ibWorld* w, ibStepStats* stats)
 	}
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
-		ib_solver_prepare(w, c);
+		ib_solver_prepare_points(w, c); /* points and rows; the response inverse is not needed here */
 		ibJoint* jt = &st->joints[c->joint];
 		if (!c->type->velocityOnly) {
 			ibPose p1 = ib_body_pose(&w->bodies[c->b1]), p2 = ib_body_pose(&w->bodies[c->b2]);

@@ -304,18 +304,21 @@ static inline __attribute__((always_inline)) bool invert_n(const double* M, int 
 		for (int i = c + 1; i < n; ++i)
 			if (fabs(a[i][c]) > fabs(a[p][c])) p = i;
 		if (!(fabs(a[p][c]) > 1e-13 * scale)) return false;
+		/* columns <= c of the left half are never read again (pivot columns only move right, the
+		 * inverse is the right half): the row operations start at c + 1 (same result, 30 % fewer) */
 		if (p != c)
-			for (int j = 0; j < 2 * n; ++j) {
+			for (int j = c; j < 2 * n; ++j) {
 				double tmp = a[c][j];
 				a[c][j] = a[p][j];
 				a[p][j] = tmp;
 			}
 		double d = 1.0 / a[c][c];
-		for (int j = 0; j < 2 * n; ++j) a[c][j] *= d;
+		for (int j = c + 1; j < 2 * n; ++j) a[c][j] *= d;
 		for (int i = 0; i < n; ++i) {
 			if (i == c || a[i][c] == 0.0) continue;
 			double f = a[i][c];
-			for (int j = 0; j < 2 * n; ++j) a[i][j] -= f * a[c][j];
+#pragma GCC unroll 12
+			for (int j = c + 1; j < 2 * n; ++j) a[i][j] -= f * a[c][j];
 		}
 	}
 	for (int i = 0; i < n; ++i)
@@ -359,17 +362,40 @@ static bool invert(const double* M, int n, double* inv)
 static inline __attribute__((always_inline)) void mat_mul_n(const double* A, const double* B, double* C, int n, int k,
                                                             int m, bool sub)
 {
+	/* unrolled: the sizes are constants after inlining, but -O2 keeps 3- and 6-trip loops */
 	for (int i = 0; i < n; ++i)
+#pragma GCC unroll 6
 		for (int q = 0; q < m; ++q) {
 			double s = 0.0;
+#pragma GCC unroll 6
 			for (int l = 0; l < k; ++l) s += A[i * k + l] * B[l * m + q];
 			C[i * m + q] = sub ? C[i * m + q] - s : s;
 		}
 }
 
+/* C = A B or C -= A B for 3 x 3 blocks, written out (the loop form was not unrolled at -O2). */
+static inline __attribute__((always_inline)) void mat_mul3(const double* A, const double* B, double* C, bool sub)
+{
+	double r[9];
+	for (int i = 0; i < 3; ++i) {
+		const double a0 = A[3 * i], a1 = A[3 * i + 1], a2 = A[3 * i + 2];
+		r[3 * i] = a0 * B[0] + a1 * B[3] + a2 * B[6];
+		r[3 * i + 1] = a0 * B[1] + a1 * B[4] + a2 * B[7];
+		r[3 * i + 2] = a0 * B[2] + a1 * B[5] + a2 * B[8];
+	}
+	if (sub)
+		for (int i = 0; i < 9; ++i) C[i] -= r[i];
+	else
+		for (int i = 0; i < 9; ++i) C[i] = r[i];
+}
+
 static inline __attribute__((always_inline)) void mat_mul(const double* A, const double* B, double* C, int n, int k,
                                                           int m, bool sub)
 {
+	if (n == 3 && k == 3 && m == 3) {
+		mat_mul3(A, B, C, sub);
+		return;
+	}
 #define IB_MM_CASE(N, K, M)                                                                                        \
 	if (n == N && k == K && m == M) {                                                                              \
 		if (sub)                                                                                                   \
@@ -379,7 +405,6 @@ static inline __attribute__((always_inline)) void mat_mul(const double* A, const
 		return;                                                                                                    \
 	}
 	IB_MM_CASE(3, 6, 3)
-	IB_MM_CASE(3, 3, 3)
 	IB_MM_CASE(3, 3, 6)
 	IB_MM_CASE(6, 3, 6)
 	IB_MM_CASE(6, 6, 3)
@@ -395,8 +420,26 @@ static inline __attribute__((always_inline)) void mat_vec_n(const double* A, con
 {
 	for (int i = 0; i < n; ++i) {
 		double s = 0.0;
+#pragma GCC unroll 6
 		for (int l = 0; l < m; ++l) s += A[i * m + l] * x[l];
 		y[i] = sub ? y[i] - s : s;
+	}
+}
+
+/* 3 x 3 written out: the loop form was not unrolled at -O2 (a third of the solve's instructions). */
+static inline __attribute__((always_inline)) void mat_vec3(const double* A, const double* x, double* y, bool sub)
+{
+	double y0 = A[0] * x[0] + A[1] * x[1] + A[2] * x[2];
+	double y1 = A[3] * x[0] + A[4] * x[1] + A[5] * x[2];
+	double y2 = A[6] * x[0] + A[7] * x[1] + A[8] * x[2];
+	if (sub) {
+		y[0] -= y0;
+		y[1] -= y1;
+		y[2] -= y2;
+	} else {
+		y[0] = y0;
+		y[1] = y1;
+		y[2] = y2;
 	}
 }
 
@@ -404,7 +447,7 @@ static inline __attribute__((always_inline)) void mat_vec(const double* A, const
                                                           bool sub)
 {
 	if (n == 3 && m == 3)
-		sub ? mat_vec_n(A, x, y, 3, 3, true) : mat_vec_n(A, x, y, 3, 3, false);
+		mat_vec3(A, x, y, sub);
 	else if (n == 6 && m == 3)
 		sub ? mat_vec_n(A, x, y, 6, 3, true) : mat_vec_n(A, x, y, 6, 3, false);
 	else if (n == 3 && m == 6)
@@ -418,7 +461,7 @@ static inline __attribute__((always_inline)) void mat_vec(const double* A, const
 /* Side (0/1) of joint node jn at which body node bn sits. */
 static int side_of(const TreeNode* jn, int32_t bn) { return jn->side[0] == bn ? 0 : 1; }
 
-/* A [r]x and [r]x A without the zero products of a general 3x3 product. */
+/* A [r]x without the zero products of a general 3x3 product. */
 static inline ibMat3 mul_skew_right(ibMat3 A, ibVec3 r)
 {
 	ibMat3 C;
@@ -430,15 +473,37 @@ static inline ibMat3 mul_skew_right(ibMat3 A, ibVec3 r)
 	return C;
 }
 
-static inline ibMat3 mul_skew_left(ibVec3 r, ibMat3 A)
+/* out (3 x 3, row-major) = s (im E - [r]x A), written out: the point-response block of a contracted
+ * ball-joint body (the ibMat3-valued loop form cost ~4x the arithmetic). */
+static inline __attribute__((always_inline)) void point_block(double* out, double s, double im, ibVec3 r, const ibMat3* A)
 {
-	ibMat3 C;
-	for (int j = 0; j < 3; ++j) {
-		C.m[0][j] = r.y * A.m[2][j] - r.z * A.m[1][j];
-		C.m[1][j] = r.z * A.m[0][j] - r.x * A.m[2][j];
-		C.m[2][j] = r.x * A.m[1][j] - r.y * A.m[0][j];
+	const double* a0 = A->m[0];
+	const double* a1 = A->m[1];
+	const double* a2 = A->m[2];
+	for (int k = 0; k < 3; ++k) {
+		double c0 = r.y * a2[k] - r.z * a1[k];
+		double c1 = r.z * a0[k] - r.x * a2[k];
+		double c2 = r.x * a1[k] - r.y * a0[k];
+		out[k] = s * ((k == 0 ? im : 0.0) - c0);
+		out[3 + k] = s * ((k == 1 ? im : 0.0) - c1);
+		out[6 + k] = s * ((k == 2 ? im : 0.0) - c2);
 	}
-	return C;
+}
+
+/* D -= im E - [r]x A (3 x 3, row-major). */
+static inline __attribute__((always_inline)) void point_block_sub(double* D, double im, ibVec3 r, const ibMat3* A)
+{
+	const double* a0 = A->m[0];
+	const double* a1 = A->m[1];
+	const double* a2 = A->m[2];
+	for (int k = 0; k < 3; ++k) {
+		D[k] += r.y * a2[k] - r.z * a1[k];
+		D[3 + k] += r.z * a0[k] - r.x * a2[k];
+		D[6 + k] += r.x * a1[k] - r.y * a0[k];
+	}
+	D[0] -= im;
+	D[4] -= im;
+	D[8] -= im;
 }
 
 /* Assemble and factor at the current time instant (basics must be prepared). */
@@ -451,6 +516,11 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 	for (int32_t ni = 0; ni < t->nodeCount; ++ni) {
 		TreeNode* n = &t->nodes[ni];
 		if (n->contracted) continue;
+		if (n->joint >= 0) { /* only its dim x dim block is used */
+			int d = joint_rows(st, &st->joints[n->joint], velocityOnlyToo);
+			memset(n->Dinv, 0, sizeof(double) * (size_t)(d * d));
+			continue;
+		}
 		memcpy(n->Dinv, zero36, sizeof zero36);
 		if (n->body >= 0) {
 			const ibBody* b = &w->bodies[n->body];
@@ -492,11 +562,7 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 				n->invMass[sd] = b->invMass;
 				n->A[sd] = mul_skew_right(b->invInertiaW, ibSub(first ? c0->a : c0->b, b->st.s));
 				n->rr[sd] = first ? c0->raResp : c0->rbResp;
-				ibMat3 K = mul_skew_left(n->rr[sd], n->A[sd]); /* D -= E/m - [r']x A */
-				for (int i = 0; i < 3; ++i) {
-					for (int k = 0; k < 3; ++k) n->Dinv[i * 3 + k] += K.m[i][k];
-					n->Dinv[i * 3 + i] -= b->invMass;
-				}
+				point_block_sub(n->Dinv, b->invMass, n->rr[sd], &n->A[sd]); /* D -= E/m - [r']x A */
 				continue;
 			}
 			int row = 0;
@@ -532,13 +598,8 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 		if (n->joint >= 0 && n->via >= 0 && n->ball && p->ball) { /* closed form: -sg sg' (E/m - [r']x A) */
 			int sn = side_of(n, n->via), sp = side_of(p, n->via);
 			double f = -n->sg[sn] * p->sg[sp], im = n->invMass[sn];
-			ibMat3 Ku = mul_skew_left(n->rr[sn], p->A[sp]);
-			ibMat3 Kd = mul_skew_left(p->rr[sp], n->A[sn]);
-			for (int i = 0; i < 3; ++i)
-				for (int k = 0; k < 3; ++k) {
-					n->Au[i * 3 + k] = f * ((i == k ? im : 0.0) - Ku.m[i][k]);
-					n->Ad[i * 3 + k] = f * ((i == k ? im : 0.0) - Kd.m[i][k]);
-				}
+			point_block(n->Au, f, im, n->rr[sn], &p->A[sp]);
+			point_block(n->Ad, f, im, p->rr[sp], &n->A[sn]);
 			continue;
 		}
 		if (n->joint >= 0 && n->via >= 0) { /* joint - contracted body - joint */
@@ -658,14 +719,24 @@ static void set_rhs_rows(LgsTree* t, ibJointStore* st, const ibVec3* rhs, bool v
 {
 	for (int32_t ni = 0; ni < t->nodeCount; ++ni) {
 		TreeNode* n = &t->nodes[ni];
-		memset(n->b, 0, sizeof n->b);
-		if (n->joint < 0) continue;
+		if (n->contracted) continue; /* eliminated analytically: its b is never read */
+		if (n->joint < 0) {
+			memset(n->b, 0, sizeof n->b);
+			continue;
+		}
 		const ibJoint* j = &st->joints[n->joint];
 		int row = 0;
 		for (int k = 0; k < j->basicCount; ++k) {
 			const ibBasic* c = &st->basics[j->basic[k]];
 			if (c->type->velocityOnly && !velocityOnlyToo) continue;
-			for (int r = 0; r < c->rows; ++r) n->b[row++] = ibDot(c->P[r], rhs[j->basic[k]]);
+			ibVec3 r3 = rhs[j->basic[k]];
+			if (c->type == &ib_basic_ball) { /* P = E */
+				n->b[row++] = r3.x;
+				n->b[row++] = r3.y;
+				n->b[row++] = r3.z;
+				continue;
+			}
+			for (int r = 0; r < c->rows; ++r) n->b[row++] = ibDot(c->P[r], r3);
 		}
 	}
 }
