@@ -30,6 +30,7 @@ static int stepsOverride = 0;
 static int ibdynWarm = 1; /* contact warm start of the ibdyn engine (--warm=0|1) */
 static int ibdynShock = 0; /* shockIterations of the ibdyn engine on the box scenes (--shock=N) */
 static int ibdynToiSubsteps = -1; /* --max-toi-substeps=N: ibCollisionSettings.maxToiSubsteps of the ibdyn worlds (box scenes, funnel; -1 = default) */
+static int ibdynSpec = 1; /* --spec=0|1: ibCollisionSettings.speculativeApproach of the ibdyn box worlds (default on) */
 static int ibdynVariants = 1; /* also run ibdyn-nowarm (warm start off) and ibdyn-shock10 (--no-variants: off) */
 
 /* max penetration among the boxes and against the ground (bounding-sphere reject, then bench_box_depth) */
@@ -85,6 +86,7 @@ static ibWorldId ibdynWorld(const ContactScene* s, int shock, int warm, ibBodyId
 	wd.solver.contact.contactPositionTolerance = 1e-5;
 	wd.solver.contact.shockIterations = shock;
 	if (ibdynToiSubsteps >= 0) wd.collision.maxToiSubsteps = ibdynToiSubsteps;
+	wd.collision.speculativeApproach = ibdynSpec != 0;
 	ibWorldId w = ibCreateWorld(&wd);
 	ibBodyDef gd = ibDefaultBodyDef();
 	gd.position = (ibVec3){s->groundCenter[0], s->groundCenter[1], s->groundCenter[2]};
@@ -247,9 +249,9 @@ static void boxScene(ContactScene* s, int pyramid, int peers)
 		r[e] = runBoxes(s, e, e == 0 ? ibdynShock : 10, e == 0 ? ibdynWarm : 1);
 		/* pyramid: no box moved by more than 0.1 m; rain: nothing fell through and the pile is at rest */
 		standing[e] = isStanding(&r[e], pyramid);
-		char extra[64];
-		snprintf(extra, sizeof extra, e == 0 ? " warm=%s shock=%d max_toi_substeps=%d" : "", ibdynWarm ? "on" : "off", ibdynShock,
-		         ibdynToiSubsteps >= 0 ? ibdynToiSubsteps : ibDefaultCollisionSettings().maxToiSubsteps);
+		char extra[96];
+		snprintf(extra, sizeof extra, e == 0 ? " warm=%s shock=%d max_toi_substeps=%d spec=%d" : "", ibdynWarm ? "on" : "off", ibdynShock,
+		         ibdynToiSubsteps >= 0 ? ibdynToiSubsteps : ibDefaultCollisionSettings().maxToiSubsteps, ibdynSpec);
 		printRunEx(s, names[e], &r[e], standing[e], extra);
 		fflush(stdout);
 	}
@@ -458,12 +460,13 @@ int main(int argc, char** argv)
 		else if (strncmp(argv[i], "--shock=", 8) == 0) ibdynShock = atoi(argv[i] + 8);
 		else if (strcmp(argv[i], "--no-variants") == 0) ibdynVariants = 0;
 		else if (strncmp(argv[i], "--max-toi-substeps=", 19) == 0) ibdynToiSubsteps = atoi(argv[i] + 19);
+		else if (strncmp(argv[i], "--spec=", 7) == 0) ibdynSpec = atoi(argv[i] + 7);
 		else if (strcmp(argv[i], "pyramid20") == 0) want[0] = any = 1;
 		else if (strcmp(argv[i], "rain1000") == 0) want[1] = any = 1;
 		else if (strcmp(argv[i], "wall252") == 0) want[2] = any = 1;
 		else if (strcmp(argv[i], "funnel1000") == 0) funnel = any = 1; /* only on request: steps take ~0.5 s */
 		else {
-			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--warm=0|1] [--shock=N] [--no-variants] [--max-toi-substeps=N]\n");
+			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--warm=0|1] [--shock=N] [--no-variants] [--max-toi-substeps=N] [--spec=0|1]\n");
 			return 2;
 		}
 	}

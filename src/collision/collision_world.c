@@ -52,6 +52,7 @@ void ib_collision_destroy(ibWorld* w)
 	ib_free(w, cw->toiLow, (size_t)cw->toiCapacity * sizeof(ibRigidState));
 	ib_free(w, cw->toiWarm, (size_t)cw->toiWarmCapacity * sizeof(ibVec3));
 	ib_free(w, cw->caProxies, (size_t)cw->caProxyCapacity * sizeof(int32_t));
+	ib_free(w, cw->specKeys, (size_t)cw->specCapacity * sizeof(uint64_t));
 	ib_free(w, cw, sizeof *cw);
 	w->collision = NULL;
 }
@@ -452,6 +453,8 @@ static bool penetration_walk(ibWorld* w, bool onlyNew, ibPenetration* out)
 		const ibShape *pa = &w->shapes[sa], *pb = &w->shapes[sb];
 		if (!ib_collision_bodies_may_collide(w, pa->body, pb->body)) continue;
 		double d = pair_separation(w, pa, pb, e ? &e->cache : NULL);
+		/* a pair with speculative points of this sub-step's t0 is the contact solver's (toi.c) */
+		if (onlyNew && d < out->minSeparation && ib_toi_is_speculative(cw, key)) continue;
 		if (d < out->minSeparation) {
 			out->minSeparation = d;
 			out->shapeA = sa;

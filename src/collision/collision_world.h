@@ -99,7 +99,8 @@ typedef struct ibPenetration {
 	int32_t shapeA, shapeB; /* that pair (shape indices), -1 if none */
 } ibPenetration;
 /* Penetration test at the current poses over the pairs that were not touching at the last
- * ib_collision_detect (new contacts); touching pairs belong to the contact solver. false: out of memory. */
+ * ib_collision_detect (new contacts); touching pairs and the pairs marked speculative at t0
+ * (ib_toi_mark_speculative) belong to the contact solver. false: out of memory. */
 bool ib_collision_penetration(ibWorld* w, ibPenetration* out);
 /* Bring the broadphase up to the current shape table and poses (no narrowphase). */
 ibResult ib_collision_sync(ibWorld* w);
@@ -128,6 +129,12 @@ void ib_toi_step(ibWorld* w, double h, ibStepPhaseFn* atT0, ibStepPhaseFn* motio
 /* True during the last sub-step of ib_toi_step once maxToiSubsteps is reached: nothing checks it for
  * new penetrations (the contact solver then adds speculative points of approaching pairs). */
 bool ib_toi_unchecked(const ibWorld* w);
+/* True during the detection at t0 of a sub-step that ib_toi_step checks for times of contact, with
+ * ibCollisionSettings.speculativeApproach (approaching pairs may then be left to speculative points). */
+bool ib_toi_checked(const ibWorld* w);
+/* [IMPL] The pair (shape indices) got speculative points at this sub-step's t0 (contact_speculative.c):
+ * the penetration tests of the sub-step leave it to the contact solver, as a touching pair. false on OOM. */
+bool ib_toi_mark_speculative(ibWorld* w, int32_t shapeA, int32_t shapeB);
 /* Candidates of speculative contacts (src/contact/contact_speculative.c): every shape pair that may
  * collide, was not touching at the last detection and whose AABBs overlap when fattened by the motion
  * bounds motion[body] (m; indexed like w->bodies, 0 for bodies that do not move) of its two bodies;

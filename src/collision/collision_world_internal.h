@@ -97,9 +97,18 @@ typedef struct ibCollisionWorld {
 	int32_t toiWarmCapacity;
 	ibStepStats toiStats;
 	bool toiUnchecked; /* the running sub-step is not checked for a time of contact (sub-step cap reached) */
+	bool toiChecked;   /* the running sub-step is checked for a time of contact (below the sub-step cap) */
+	/* pairs (broadphase pair keys) that got speculative points at this sub-step's t0 and that the
+	 * penetration tests leave to the contact solver (toi.c ib_toi_mark_speculative); sorted lazily */
+	uint64_t* specKeys;
+	int32_t specCount, specCapacity;
+	bool specSorted;
 	int32_t* caProxies;
 	int32_t caProxyCount, caProxyCapacity;
 } ibCollisionWorld;
+
+/* True if the pair (broadphase pair key) got speculative points at this sub-step's t0 (toi.c). */
+bool ib_toi_is_speculative(ibCollisionWorld* cw, uint64_t key);
 
 /* The world's collision state, created on first use (NULL when out of memory). */
 ibCollisionWorld* ib_collision_world(ibWorld* w);

@@ -11,8 +11,11 @@
  *    about one axis the way the angular velocity turns) the pair's distance d allows an advance of d / (bound of the approach speed) without
  *    contact; the time found is then checked on the real trajectory (re-simulated) and refined.
  * The sub-step ends at the time of contact with every new pair within [-eps_c, eps_c]; the pair is then
- * touching at the next sub-step's t0 and belongs to the contact solver. */
+ * touching at the next sub-step's t0 and belongs to the contact solver.
+ * [IMPL] A pair that got speculative points at the sub-step's t0 (slow, inelastic; marked by
+ * src/contact/contact_speculative.c) belongs to the contact solver as well: the tests skip it. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collision/collision_world_internal.h"
@@ -309,6 +312,8 @@ static double ca_earliest(ibWorld* w, const Chord* c, int32_t* outA, int32_t* ou
 				                                                  os->filter.groupIndex}))
 					continue;
 				if (ib_collision_was_touching(w, s, o)) continue;
+				if (cw->specCount > 0 && ib_toi_is_speculative(cw, ib_pair_key(ib_collision_shape_proxy(w, s), cw->caProxies[k])))
+					continue; /* left to its speculative points, as a touching pair */
 				double t = ca_pair(w, c, s, o, best);
 				if (t < best) {
 					best = t;
@@ -360,6 +365,46 @@ bool ib_collision_near_pairs(ibWorld* w, const double* motion, ibNearPairFn* fn,
 }
 
 bool ib_toi_unchecked(const ibWorld* w) { return w->collision && w->collision->toiUnchecked; }
+
+bool ib_toi_checked(const ibWorld* w) { return w->collision && w->collision->toiChecked; }
+
+/* ---------------------------------------------------------------- pairs left to speculative points */
+
+bool ib_toi_mark_speculative(ibWorld* w, int32_t shapeA, int32_t shapeB)
+{
+	ibCollisionWorld* cw = w->collision;
+	if (!cw) return true;
+	int32_t pa = ib_collision_shape_proxy(w, shapeA), pb = ib_collision_shape_proxy(w, shapeB);
+	if (pa == IB_BP_NULL || pb == IB_BP_NULL) return true;
+	if (!ib_grow(w, (void**)&cw->specKeys, &cw->specCapacity, cw->specCount + 1, sizeof(uint64_t))) return false;
+	cw->specKeys[cw->specCount++] = ib_pair_key(pa, pb);
+	cw->specSorted = false;
+	return true;
+}
+
+static int cmp_key(const void* a, const void* b)
+{
+	uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+	return x < y ? -1 : x > y;
+}
+
+bool ib_toi_is_speculative(ibCollisionWorld* cw, uint64_t key)
+{
+	if (cw->specCount == 0) return false;
+	if (!cw->specSorted) {
+		qsort(cw->specKeys, (size_t)cw->specCount, sizeof(uint64_t), cmp_key);
+		cw->specSorted = true;
+	}
+	int32_t lo = 0, hi = cw->specCount;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (cw->specKeys[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < cw->specCount && cw->specKeys[lo] == key;
+}
 
 /* ---------------------------------------------------------------- one sub-step */
 
@@ -429,9 +474,13 @@ void ib_toi_step(ibWorld* w, double h, ibStepPhaseFn* atT0, ibStepPhaseFn* motio
 	for (int sub = 0;; ++sub) {
 		/* past the sub-step cap nothing checks the rest of the step: the contact solver then takes the
 		 * pairs that can meet in it as speculative contacts (src/contact/contact_speculative.c) */
-		if (cw) cw->toiUnchecked = searching && sub >= cs->maxToiSubsteps;
+		if (cw) {
+			cw->toiUnchecked = searching && sub >= cs->maxToiSubsteps;
+			cw->toiChecked = searching && sub < cs->maxToiSubsteps && cs->speculativeApproach;
+			cw->specCount = 0; /* the marks of the last sub-step's t0 */
+		}
 		atT0(w, remaining);
-		if (cw) cw->toiUnchecked = false;
+		if (cw) cw->toiUnchecked = cw->toiChecked = false;
 		bool toi = searching && sub < cs->maxToiSubsteps && cw && cw->bp && w->shapeCount > 1 && reserve_states(w, cw);
 		if (!toi) {
 			motion(w, remaining);

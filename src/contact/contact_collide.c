@@ -49,6 +49,12 @@ bool ib_contact_friction_velocity(ibWorld* w, ibContactRow* c, double dN, double
 	return fabs(mag) * tKt > tol; /* the tangential velocity changed by more than the tolerance */
 }
 
+/* [IMPL] Approach speed (m/s) that closes the t0 gap of a speculative point of an approaching pair
+ * (spec = 3) in h: as a collision its target normal velocity is minus this (inelastic, e = 0), so the
+ * impact and what it passes on to the resting neighbours (propagation rounds) happen at t0, before
+ * the speculative regions of the touching pairs are taken from the velocities after the collisions. */
+static double spec_closing(const ibContactRow* c, double h) { return c->gap > 0.0 ? c->gap / h : 0.0; }
+
 typedef struct CollideCtx {
 	double tol, rest;
 } CollideCtx;
@@ -58,8 +64,8 @@ static bool collide_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void*
 {
 	(void)cs;
 	const CollideCtx* x = ctx;
-	double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
 	if (c->kind != IB_CONTACT_COLLIDING) return false; /* new collisions wait for the next round */
+	double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
 	double delta = c->target - un;
 	double dN = 0.0;
 	if (fabs(delta) > x->tol && !(delta < 0.0 && c->accN <= 0.0)) {
@@ -81,19 +87,20 @@ static bool collide_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void*
  * point that caused them: the struck ball then keeps pushing its neighbour after handing the
  * impulse on, and a cradle of touching balls gains energy (one ball released: +79 J). Returns the
  * number of new collisions. */
-static int next_round(ibWorld* w, ibContactStore* cs, double rest, bool poisson)
+static int next_round(ibWorld* w, ibContactStore* cs, double rest, bool poisson, double h)
 {
 	int n = 0;
 	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactRow* c = &cs->pts[k];
-		if (c->spec) continue; /* apart at t0: no collision */
+		if (c->spec && c->spec != 3) continue; /* apart at t0: no collision */
 		double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
+		if (c->spec == 3) un += spec_closing(c, h); /* may approach by its gap */
 		if (un > -rest) {
 			if (c->kind == IB_CONTACT_COLLIDING) c->kind = IB_CONTACT_RESTING; /* re-classified by the caller */
 			continue;
 		}
 		c->kind = IB_CONTACT_COLLIDING;
-		c->target = poisson ? 0.0 : -c->e * un;
+		c->target = c->spec == 3 ? -spec_closing(c, h) : poisson ? 0.0 : -c->e * un;
 		c->accN = 0.0;
 		c->accT = IB_VEC3_ZERO;
 		c->sticking = false;
@@ -108,7 +115,7 @@ static bool joint_velocity_sweep(ibWorld* w, void* ctx)
 	return ib_joints_velocity_sweep(w);
 }
 
-void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs)
+void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h)
 {
 	const ibContactSettings* set = &w->solver.contact;
 	double rest = ib_contact_resting_speed(w);
@@ -122,8 +129,15 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs)
 		c->accT = IB_VEC3_ZERO;
 		c->sticking = false;
 		c->kind = un <= -rest ? IB_CONTACT_COLLIDING : un < rest ? IB_CONTACT_RESTING : IB_CONTACT_SEPARATING;
-		if (c->spec && c->kind == IB_CONTACT_COLLIDING) c->kind = IB_CONTACT_RESTING; /* apart at t0: no collision */
 		c->target = poisson ? 0.0 : -c->e * un;
+		if (c->spec == 3) { /* approaching pair: a collision if it would close more than its gap in h */
+			double allow = spec_closing(c, h);
+			c->kind = un + allow <= -rest ? IB_CONTACT_COLLIDING : un + allow < rest ? IB_CONTACT_RESTING : IB_CONTACT_SEPARATING;
+			if (c->kind == IB_CONTACT_SEPARATING) c->kind = IB_CONTACT_RESTING; /* classified again after the loop */
+			c->target = -allow;
+		} else if (c->spec && c->kind == IB_CONTACT_COLLIDING) {
+			c->kind = IB_CONTACT_RESTING; /* apart at t0: no collision */
+		}
 		if (c->kind == IB_CONTACT_COLLIDING) ++colliding;
 	}
 	w->stats.collidingPoints = colliding;
@@ -148,7 +162,7 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs)
 			if (joints)
 				for (int i = 0; i < set->maxCollisionIterations && ib_joints_velocity_sweep(w); ++i) {}
 		}
-	} while (it < set->maxCollisionIterations && next_round(w, cs, rest, poisson) > 0);
+	} while (it < set->maxCollisionIterations && next_round(w, cs, rest, poisson, h) > 0);
 	double res = 0.0;
 	if (active)
 		for (int32_t k = 0; k < cs->count; ++k) {
@@ -174,17 +188,21 @@ ibResult ib_contacts_collide(ibWorld* w, double h)
 	if (!set->enabled || !w->collisionSettings.enabled || w->shapeCount < 2) return IB_OK;
 	/* the contact set is the one the step's detection at t0 just produced (step.c collide_t0) */
 	ibContactPair* pairs = NULL;
-	if (ib_collision_contacts(w, &pairs) == 0) return IB_OK;
+	/* no touching pair: in a checked sub-step approaching pairs may still get speculative points */
+	if (ib_collision_contacts(w, &pairs) == 0 && !ib_toi_checked(w)) return IB_OK;
 	cs = ib_contact_store(w, true);
 	if (!cs || !ib_contacts_build(w, cs)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in contact resolution");
 	w->stats.contactPoints = cs->count;
+	int32_t built = cs->count;
+	/* approaching pairs left to speculative points in a checked sub-step (contact_speculative.c) */
+	if (!ib_contacts_speculative_near(w, cs, h)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in contact resolution");
 	cs->levelCount = 0;
 	if ((set->contactGraph || set->shockIterations > 0) && !ib_contacts_graph(w, cs))
 		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the contact graph");
-	ib_contacts_resolve_collisions(w, cs);
+	ib_contacts_resolve_collisions(w, cs, h);
 	/* speculative points from the velocities after the collisions (contact_speculative.c) */
 	int32_t before = cs->count;
-	if (!ib_contacts_speculative(w, cs, h)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in contact resolution");
+	if (!ib_contacts_speculative(w, cs, h, built)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in contact resolution");
 	if (cs->count > before && cs->levelCount > 0 && !ib_contacts_graph(w, cs))
 		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the contact graph");
 	/* re-classify: every point that does not separate becomes a contact joint for this step (§5.3) */

@@ -40,7 +40,8 @@ typedef struct ibContactRow {
 	double allowN, allowT; /* penetration / static-friction offset allowed to remain at t0+h (recovery speed) */
 	uint8_t kind;       /* ibContactKind */
 	uint8_t spec;       /* speculative point (contact_speculative.c): apart by more than eps_c at t0; never a
-	                     * collision, a contact joint only where it closes; 2 = idle in this velocity loop */
+	                     * collision, a contact joint only where it closes; 2 = idle in this velocity loop;
+	                     * 3 = of an approaching pair: a collision only to the approach that closes its gap in h */
 	bool sticking;      /* static friction (eq. 5.10) */
 	int32_t level;      /* contact-graph level: min of its bodies' levels (contact_graph.c) */
 	uint8_t frozen;     /* shock propagation: 1 or 2 = that body is frozen (K, nKn swapped) */
@@ -157,11 +158,15 @@ void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs);
  * if it ran. */
 bool ib_contacts_direct(ibWorld* w, ibContactStore* cs, double h, bool velocity);
 void ib_contacts_direct_destroy(ibWorld* w, ibContactStore* cs);
-/* contact_speculative.c: appends the speculative points of the touching pairs (call after ib_contacts_build) */
-bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h);
+/* contact_speculative.c: appends the speculative points of the touching pairs (rows 0..n0-1, those of
+ * ib_contacts_build), and in a sub-step no time-of-contact test checks those of approaching pairs */
+bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n0);
+/* in a sub-step the time-of-contact test checks: the speculative points (spec = 3) of the approaching
+ * slow inelastic pairs, before the collisions, which stop their approach at the contact */
+bool ib_contacts_speculative_near(ibWorld* w, ibContactStore* cs, double h);
 
 /* contact_collide.c: collision loop (§5.2) with friction (§5.2.5) */
-void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs);
+void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h);
 
 /* friction impulse of one iteration (§5.2.5, used by collisions and dynamic friction of contact
  * joints): dN = this iteration's normal impulse; true if an impulse was applied or the state changed */

@@ -48,6 +48,7 @@ ibCollisionSettings ibDefaultCollisionSettings(void)
 	c.conservativeAdvancement = true;
 	c.maxToiSubsteps = 8;
 	c.maxToiIterations = 40;
+	c.speculativeApproach = false;
 	c.enabled = true;
 	return c;
 }

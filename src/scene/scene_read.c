@@ -117,6 +117,7 @@ static const ibSceneAttr worldAttrTable[] = {
 	WORLD_ATTR("conservative_advancement", IB_ATTR_BOOL, collision.conservativeAdvancement),
 	WORLD_ATTR("max_toi_substeps", IB_ATTR_INT, collision.maxToiSubsteps),
 	WORLD_ATTR("max_toi_iterations", IB_ATTR_INT, collision.maxToiIterations),
+	WORLD_ATTR("speculative_approach", IB_ATTR_BOOL, collision.speculativeApproach),
 	WORLD_ATTR("max_rotation_per_step", IB_ATTR_REAL, solver.maxRotationPerStep),
 	WORLD_ATTR("contacts", IB_ATTR_BOOL, solver.contact.enabled),
 	{.name = "restitution_law", .kind = IB_ATTR_ENUM, .offset = offsetof(worldAttrs, restitutionLaw), .values = ibScene_RestitutionLaws},

@@ -179,6 +179,8 @@ static void writeWorld(ibSceneWriter* w, ibWorldId world)
 		ibSceneW_AttrText(w, "conservative_advancement", c.conservativeAdvancement ? "true" : "false");
 	if (c.maxToiSubsteps != d.maxToiSubsteps) ibSceneW_AttrInt(w, "max_toi_substeps", c.maxToiSubsteps);
 	if (c.maxToiIterations != d.maxToiIterations) ibSceneW_AttrInt(w, "max_toi_iterations", c.maxToiIterations);
+	if (c.speculativeApproach != d.speculativeApproach)
+		ibSceneW_AttrText(w, "speculative_approach", c.speculativeApproach ? "true" : "false");
 	ibSceneW_AttrReal(w, "max_rotation_per_step", s.maxRotationPerStep);
 	/* contact settings, also only where they differ from the defaults */
 	ibContactSettings k = s.contact, kd = ibDefaultWorldDef().solver.contact;
