@@ -22,6 +22,7 @@
  * lifts, a point slides) they continue from it. One CHOLMOD symbolic analysis per block pattern. */
 #include <math.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "contact/contact_internal.h"
 #include "joints/joint_internal.h"
@@ -30,6 +31,8 @@
 enum { DIR_MAX_ITERATIONS = 12, DIR_PASSES = 3, DIR_MAX_COLUMN = 48 };
 #define DIR_REG 1e-8
 #define DIR_FRICTION_WEIGHT 100.0
+#define DIR_STICK_SPEED 0.01
+#define DIR_SLOW 0.5
 
 typedef struct DBlock {
 	int32_t first;   /* first point (row of cs->pts) */
@@ -63,9 +66,8 @@ typedef struct ibContactDirect {
 	bool analysed, numeric; /* symbolic / numeric factor valid for the pattern in sig */
 } ibContactDirect;
 
-void ib_contacts_direct_destroy(ibWorld* w, ibContactStore* cs)
+static void direct_free(ibWorld* w, ibContactDirect* D)
 {
-	ibContactDirect* D = cs->direct;
 	if (!D) return;
 	if (D->L) cholmod_free_factor(&D->L, &D->cc);
 	if (D->X) cholmod_free_dense(&D->X, &D->cc);
@@ -83,12 +85,22 @@ void ib_contacts_direct_destroy(ibWorld* w, ibContactStore* cs)
 	ib_free(w, D->mode, (size_t)D->modeCap);
 	ib_free(w, D->gref, (size_t)D->grefCap * sizeof(double));
 	ib_free(w, D, sizeof *D);
-	cs->direct = NULL;
 }
 
-static ibContactDirect* direct_of(ibWorld* w, ibContactStore* cs)
+void ib_contacts_direct_destroy(ibWorld* w, ibContactStore* cs)
 {
-	if (cs->direct) return cs->direct;
+	for (int k = 0; k < 4; ++k) {
+		direct_free(w, cs->direct[k]);
+		cs->direct[k] = NULL;
+	}
+}
+
+/* [IMPL] one system (pattern, factor) per loop and for its first and later active-set passes: the
+ * position and velocity loops differ where points changed state between them, and a pass's demoted
+ * points change the pattern; with one system every call re-analysed (pyramid20: 240 of 240) */
+static ibContactDirect* direct_of(ibWorld* w, ibContactStore* cs, int slot)
+{
+	if (cs->direct[slot]) return cs->direct[slot];
 	ibContactDirect* D = ib_alloc(w, sizeof *D);
 	if (!D) return NULL;
 	memset(D, 0, sizeof *D);
@@ -101,7 +113,7 @@ static ibContactDirect* direct_of(ibWorld* w, ibContactStore* cs)
 	D->cc.method[0].ordering = CHOLMOD_AMD;
 	D->cc.postorder = 1;
 	D->cc.supernodal = CHOLMOD_SIMPLICIAL; /* no BLAS or OpenMP threads for these small, sparse factors */
-	cs->direct = D;
+	cs->direct[slot] = D;
 	return D;
 }
 
@@ -115,13 +127,25 @@ static bool grow_d(ibWorld* w, double** a, int32_t* cap, int32_t need) { return 
 enum { MODE_NORMAL = 1, MODE_OUT = 2, MODE_SINGLE = 4 };
 static bool point_ok(const ibContactRow* c) { return c->kind == IB_CONTACT_RESTING && c->spec == 0 && !c->frozen; }
 
-static bool face_group(const ibContactStore* cs, const uint8_t* mode, int32_t k)
+/* [IMPL] a point may be held as sticking by the direct solve if it sticks, or slides slower than
+ * DIR_STICK_SPEED * eps_rc (classification noise: with eps_v = 1e-6 m/s the points of a resting face
+ * flipped between sticking and sliding, and the face between one block and single points, so that
+ * nearly every loop needed a new symbolic analysis); the loads' admissibility (the cone) decides. */
+static bool stickable(const ibWorld* w, const ibContactRow* c)
+{
+	if (!(c->mus > 0.0)) return false;
+	if (c->sticking) return true;
+	ibVec3 ut = ib_contact_tangential(ib_contact_rel_velocity(w, c), c->n);
+	return ibLength(ut) <= DIR_STICK_SPEED * ib_contact_resting_speed(w);
+}
+
+static bool face_group(const ibWorld* w, const ibContactStore* cs, const uint8_t* mode, int32_t k)
 {
 	const ibContactRow* c = &cs->pts[k];
 	if (c->gIdx != 0 || c->gCount < 3 || c->gCount > IB_CONTACT_PATCH_MAX || k + c->gCount > cs->count) return false;
 	for (int32_t i = k; i < k + c->gCount; ++i) {
 		const ibContactRow* q = &cs->pts[i];
-		if (!point_ok(q) || mode[i] != 0 || !q->sticking || !(q->mus > 0.0)) return false;
+		if (!point_ok(q) || mode[i] != 0 || !stickable(w, q)) return false;
 	}
 	return true;
 }
@@ -187,13 +211,13 @@ static bool add_block(ibWorld* w, ibContactStore* cs, ibContactDirect* D, int32_
 	return true;
 }
 
-static bool build_blocks(ibWorld* w, ibContactStore* cs, ibContactDirect* D)
+static bool build_blocks(ibWorld* w, ibContactStore* cs, ibContactDirect* D, const uint8_t* mode)
 {
 	D->nblk = 0;
 	D->m = 0;
 	for (int32_t k = 0; k < cs->count; ++k) {
 		const ibContactRow* c = &cs->pts[k];
-		if (face_group(cs, D->mode, k)) {
+		if (face_group(w, cs, mode, k)) {
 			int32_t before = D->nblk;
 			if (!add_block(w, cs, D, k, c->gCount, 6)) return false;
 			if (D->nblk > before) {
@@ -201,11 +225,11 @@ static bool build_blocks(ibWorld* w, ibContactStore* cs, ibContactDirect* D)
 				continue;
 			}
 		}
-		if (!point_ok(c) || (D->mode[k] & MODE_OUT)) continue;
+		if (!point_ok(c) || (mode[k] & MODE_OUT)) continue;
 		bool frictionless = c->mus <= 0.0 && c->mud <= 0.0;
 		if (frictionless) {
 			if (!add_block(w, cs, D, k, 1, 1)) return false;
-		} else if (c->sticking && c->mus > 0.0 && !(D->mode[k] & MODE_NORMAL)) {
+		} else if (stickable(w, c) && !(mode[k] & MODE_NORMAL)) {
 			if (!add_block(w, cs, D, k, 1, 3)) return false;
 		}
 		/* [IMPL] a sliding point is left to the sweeps: its dynamic friction follows each increment of its
@@ -547,6 +571,7 @@ static void set_point(ibWorld* w, ibContactRow* q, double N, ibVec3 T, bool velo
 	if (velocity) q->accVN += Np - q->accN;
 	q->accN = Np;
 	q->accT = Tp;
+	if (q->mus > 0.0 && !q->sticking) q->sticking = true; /* held by the solve inside its cone (stickable) */
 }
 
 /* the block's impulse components q .. q+2 as a world vector */
@@ -580,7 +605,7 @@ static bool block_loads(const ibContactStore* cs, const DBlock* B, double* N, ib
 }
 
 /* Points of the blocks whose loads are not admissible change mode for the next pass; false if none. */
-static bool demote(const ibContactStore* cs, ibContactDirect* D)
+static bool demote(const ibContactStore* cs, const ibContactDirect* D, uint8_t* mode)
 {
 	bool any = false;
 	double N[IB_CONTACT_PATCH_MAX];
@@ -591,7 +616,7 @@ static bool demote(const ibContactStore* cs, ibContactDirect* D)
 		any = true;
 		const ibContactRow* g = &cs->pts[B->first];
 		for (int i = 0; i < B->m; ++i) {
-			uint8_t* md = &D->mode[B->first + i];
+			uint8_t* md = &mode[B->first + i];
 			if (B->dim == 6) *md |= MODE_SINGLE; /* the face as single points */
 			if (N[i] < 0.0) *md |= MODE_OUT;    /* separates (a lifting corner) */
 			else if (B->dim == 3 && ibLength(T[i]) > g[i].mus * N[i]) *md |= MODE_NORMAL; /* slides: to the sweeps */
@@ -647,7 +672,7 @@ static int iterate(ibWorld* w, ibContactStore* cs, ibContactDirect* D, double h,
 		for (int32_t k = 0; k < D->nblk; ++k) err = fmax(err, block_rhs(w, cs, &D->blk[k], h, velocity, D->rhs + D->blk[k].off));
 		if (first < 0.0) first = err;
 		if (!(err > 0.1 * tol)) break;
-		bool slow = it >= 1 && err > 0.25 * last;
+		bool slow = it >= 1 && err > DIR_SLOW * last; /* a stale factor that no longer halves the error */
 		if (slow && fresh) break; /* stagnates with a factor of the present poses: the sweeps go on */
 		last = err;
 		if (!ready || slow) {
@@ -682,18 +707,20 @@ bool ib_contacts_direct(ibWorld* w, ibContactStore* cs, double h, bool velocity)
 {
 	const ibContactSettings* set = &w->solver.contact;
 	if (!set->directSolve || (w->joints && w->joints->basicCount > 0) || ib_soft_active(w)) return false;
-	ibContactDirect* D = direct_of(w, cs);
-	if (!D || !ib_grow(w, (void**)&D->mode, &D->modeCap, cs->count + 1, 1)) return false;
-	memset(D->mode, 0, (size_t)cs->count);
+	ibContactDirect* D0 = direct_of(w, cs, velocity ? 1 : 0);
+	if (!D0 || !ib_grow(w, (void**)&D0->mode, &D0->modeCap, cs->count + 1, 1)) return false;
+	uint8_t* mode = D0->mode;
+	memset(mode, 0, (size_t)cs->count);
 	double tol = velocity ? w->solver.velocityTolerance : set->contactPositionTolerance;
 	/* active set: a pass whose loads are not all admissible is taken back, its offending points change
 	 * mode (a face to single points, a sliding point to its normal row, a separating point out) */
 	for (int pass = 0; pass < DIR_PASSES; ++pass) {
-		if (!build_blocks(w, cs, D) || D->nblk == 0) return false;
+		ibContactDirect* D = pass == 0 ? D0 : direct_of(w, cs, velocity ? 3 : 2);
+		if (!D || !build_blocks(w, cs, D, mode) || D->nblk == 0) return false;
 		if (!grow_d(w, &D->rhs, &D->rhsCap, D->m + 1)) return false;
 		int r = iterate(w, cs, D, h, velocity, tol);
 		if (r <= 0) return false;
-		if (!demote(cs, D)) {
+		if (!demote(cs, D, mode)) {
 			distribute(w, cs, D, velocity);
 			return true;
 		}

@@ -90,7 +90,7 @@ typedef struct ibContactStore {
 	/* speculative points of approaching pairs (contact_speculative.c): motion bounds, grow-only */
 	double* motion;
 	int32_t motionCapacity;
-	struct ibContactDirect* direct; /* contact_direct.c: sparse direct solve of the contact joints (NULL until used) */
+	struct ibContactDirect* direct[4]; /* contact_direct.c: systems of the direct solve (NULL until used) */
 } ibContactStore;
 
 /* One of the iterative loops (collisions, contact joints, their velocity correction): point() does one
