@@ -1,0 +1,326 @@
+/* Contact regions of two boxes (§4.5.1.3, §4.5.2.1; the box-specific path of manifold.c). The steps are
+ * those of the general path for a box pair, each done the box way:
+ *   1. the separating-axis test on the 15 axes in A's frame through C = A^T B (face axes A_i, B_j; edge
+ *      axes A_i x B_j, whose length, projections and centre offset come from C without a cross product;
+ *      nearly parallel edges, |A_i x B_j| <= 1e-9, are covered by the face axes): rejection beyond the
+ *      tolerance (with the pair's cached axis first), the penetration depth and normal (B -> A), the
+ *      witness points (ib_box_box_sat_witness);
+ *   2. the face-normal choice of the general path (box_face_normal in manifold.c: a much larger box's face
+ *      axis, or a face axis within rounding of the depth) from the SAT's own face overlaps;
+ *   3. the support features: the corners within the height band along -n (A) and +n (B);
+ *   4. their projections into the contact plane (face: the 4 corners in polygon order, edge: a segment,
+ *      vertex) and the planar region: Sutherland–Hodgman of the two faces, a segment clipped by a face,
+ *      two segments overlapping or crossing (clip.c, with the general path's feature keys);
+ *   5. every region vertex lifted onto both boxes along n (line-box intersection), kept when the pair's
+ *      separation there is <= tolerance; the deepest single point when no vertex is as deep; the
+ *      area-greedy reduction.
+ * So the region is the general path's (ib_manifold_build_reference) to rounding, keys included. Pairs
+ * apart by less than the tolerance (their distance needs GJK) and features that need the general 2-D hull
+ * (3 corners, a face seen edge-on or thinner than the hull's sliver width) go to the general path (-1).
+ * [IMPL] (the dissertation's SOLID-based regions have no box special case). */
+#include <math.h>
+
+#include "collision/manifold_internal.h"
+#include "collision/support_feature.h"
+
+#define SALT_A 1u
+#define SALT_B 2u
+#define CAP 24 /* region vertices: at most 8 from two quadrilaterals, + the deepest point */
+
+static inline double len2(double x, double y) { return sqrt(x * x + y * y); }
+
+/* ---- 1. separating axes ----------------------------------------------------------------------- */
+
+typedef struct Sat {
+	double C[3][3], X[3][3], tA[3], tB[3]; /* C[i][j] = A_i . B_j, X = |C|, T = pA - pB in both frames */
+	double faceOv[6];                      /* overlaps of the face axes A_0..2, B_0..2 */
+} Sat;
+
+/* Overlap along axis code k (0..2 A_i, 3..5 B_j, 6 + 3 i + j the edge pair A_i x B_j); false for
+ * nearly parallel edges (no axis). */
+static bool axis_overlap(const Sat* s, const double ha[3], const double hb[3], int k, double* ov, double* t)
+{
+	if (k < 3) {
+		*t = s->tA[k];
+		*ov = ha[k] + (hb[0] * s->X[k][0] + hb[1] * s->X[k][1] + hb[2] * s->X[k][2]) - fabs(*t);
+		return true;
+	}
+	if (k < 6) {
+		int j = k - 3;
+		*t = s->tB[j];
+		*ov = (ha[0] * s->X[0][j] + ha[1] * s->X[1][j] + ha[2] * s->X[2][j]) + hb[j] - fabs(*t);
+		return true;
+	}
+	int i = (k - 6) / 3, j = (k - 6) % 3;
+	int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+	/* A_i x B_j in A's frame: e_i x (C[0][j], C[1][j], C[2][j]) */
+	double l = sqrt(s->C[i1][j] * s->C[i1][j] + s->C[i2][j] * s->C[i2][j]);
+	if (!(l > 1e-9)) return false; /* parallel edges: covered by the face axes */
+	double inv = 1.0 / l;
+	double ra = (ha[i1] * s->X[i2][j] + ha[i2] * s->X[i1][j]) * inv;
+	double rb = (hb[j1] * s->X[i][j2] + hb[j2] * s->X[i][j1]) * inv;
+	*t = (s->tA[i2] * s->C[i1][j] - s->tA[i1] * s->C[i2][j]) * inv;
+	*ov = ra + rb - fabs(*t);
+	return true;
+}
+
+/* The search of ib_box_box_sat_search (same decisions: rejection beyond the tolerance, apart, face axes
+ * preferred on near ties) with st filled on 1. */
+static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], const double hb[3], double tolerance,
+                      int* axis, Sat* s, ibBoxSat* st)
+{
+	const ibMat3 *RA = &a->R, *RB = &b->R;
+	ibVec3 T = ibSub(a->position, b->position);
+	for (int i = 0; i < 3; ++i) {
+		s->tA[i] = T.x * RA->m[0][i] + T.y * RA->m[1][i] + T.z * RA->m[2][i];
+		s->tB[i] = T.x * RB->m[0][i] + T.y * RB->m[1][i] + T.z * RB->m[2][i];
+		for (int j = 0; j < 3; ++j) {
+			s->C[i][j] = RA->m[0][i] * RB->m[0][j] + RA->m[1][i] * RB->m[1][j] + RA->m[2][i] * RB->m[2][j];
+			s->X[i][j] = fabs(s->C[i][j]);
+		}
+	}
+	double ov, t;
+	if (axis && *axis >= 1 && *axis <= 15 && axis_overlap(s, ha, hb, *axis - 1, &ov, &t) && ov < -tolerance) return -1;
+	bool apart = false;
+	double best = INFINITY, bestFace = INFINITY, bestEdge = INFINITY, bestEdgeT = 0.0;
+	int bestKind = -1, bestFaceK = 0, bestEdgeK = 6;
+	double tFace = 0.0;
+	for (int k = 0; k < 15; ++k) {
+		if (!axis_overlap(s, ha, hb, k, &ov, &t)) continue;
+		if (ov < -tolerance) { /* separated by more than the tolerance */
+			if (axis) *axis = k + 1;
+			return -1;
+		}
+		if (ov < 0.0) apart = true;
+		if (apart) continue;
+		if (k < 6) {
+			s->faceOv[k] = ov;
+			if (ov < bestFace) bestFace = ov, bestFaceK = k, tFace = t;
+			if (ov < best) best = ov, bestKind = k / 3;
+		} else {
+			if (ov < bestEdge) bestEdge = ov, bestEdgeK = k, bestEdgeT = t;
+			/* prefer face axes on (near) ties: edge axes must be strictly better (by 1e-12 (ra + rb)) */
+			if (ov < best - 1e-12 * (ov + fabs(t))) best = ov, bestKind = 2;
+		}
+	}
+	if (axis) *axis = 0;
+	if (apart) return 0;
+	st->bestKind = bestKind;
+	st->faceKind = bestFaceK / 3;
+	st->faceI = bestFaceK % 3;
+	st->edgeI = (bestEdgeK - 6) / 3;
+	st->edgeJ = (bestEdgeK - 6) % 3;
+	st->faceOverlap = bestFace;
+	st->edgeOverlap = bestEdge;
+	ibVec3 L = ibMat3_Column(bestFaceK < 3 ? *RA : *RB, bestFaceK % 3);
+	st->faceNormal = tFace >= 0.0 ? L : ibNeg(L);
+	st->edgeNormal = IB_VEC3_ZERO;
+	if (bestEdge < INFINITY) {
+		L = ibNormalize(ibCross(ibMat3_Column(*RA, st->edgeI), ibMat3_Column(*RB, st->edgeJ)));
+		st->edgeNormal = bestEdgeT >= 0.0 ? L : ibNeg(L);
+	}
+	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
+	st->edgeOk = bestEdge <= bestFace + 1e-9 * scale;
+	return 1;
+}
+
+/* 2. box_face_normal of manifold.c with the SAT's face overlaps (separation = -overlap). */
+static void face_normal(const ibConvex* a, const ibConvex* b, const double ha[3], const double hb[3], const Sat* s,
+                        double tolerance, ibConvexDistance* q)
+{
+	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
+	double ma = ib_fmax(ha[0], ib_fmax(ha[1], ha[2])), mb = ib_fmax(hb[0], ib_fmax(hb[1], hb[2]));
+	int big = ma >= 4.0 * mb ? 0 : mb >= 4.0 * ma ? 1 : -1;
+	double best = -INFINITY, bestBig = -INFINITY;
+	int kb = -1, kg = -1;
+	for (int k = 0; k < 6; ++k) {
+		double sep = -s->faceOv[k];
+		if (sep > best) best = sep, kb = k;
+		if (k / 3 == big && sep > bestBig) bestBig = sep, kg = k;
+	}
+	ibVec3 bestN = q->normal, bigN = q->normal;
+	if (kb >= 0) {
+		ibVec3 L = ibMat3_Column(kb < 3 ? a->R : b->R, kb % 3);
+		bestN = (kb < 3 ? s->tA[kb] : s->tB[kb - 3]) >= 0.0 ? L : ibNeg(L);
+	}
+	if (kg >= 0) {
+		ibVec3 L = ibMat3_Column(kg < 3 ? a->R : b->R, kg % 3);
+		bigN = (kg < 3 ? s->tA[kg] : s->tB[kg - 3]) >= 0.0 ? L : ibNeg(L);
+	}
+	double rnd = 1e-9 * scale;
+	if (big >= 0 && q->distance <= 0.0 && bestBig >= q->distance - 0.5 * tolerance - rnd &&
+	    ibDistance(bigN, q->normal) < 1e-4) {
+		q->normal = bigN;
+		q->distance = ib_fmin(q->distance, bestBig);
+	} else if (best >= q->distance - rnd &&
+	           ibDistance(bestN, q->normal) < (fabs(q->distance) <= 1e-7 * scale ? 1e-2 : 1e-4)) {
+		q->normal = bestN;
+	}
+}
+
+/* ---- 3.-5. features, region, lifts ------------------------------------------------------------ */
+
+typedef struct Feature {
+	int count;
+	ibVec3 p[8];
+	uint32_t id[8];
+	ibVec3 dl; /* the direction in the box's frame */
+	double eps; /* the lift's rounding allowance 1e-9 (1 + size) */
+} Feature;
+
+/* The box case of ib_support_feature: the corners within band of the support height along dir. */
+static void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
+{
+	ibVec3 h = c->halfExtents, dl = ibMat3_MulTV(c->R, dir);
+	double size = ibLength(h);
+	band = ib_fmax(band, 0.0) + 1e-12 * (1.0 + size);
+	double top = fabs(dl.x) * h.x + fabs(dl.y) * h.y + fabs(dl.z) * h.z;
+	double px = h.x * dl.x, py = h.y * dl.y, pz = h.z * dl.z, low = top - band;
+	f->count = 0;
+	f->dl = dl;
+	f->eps = 1e-9 * (1.0 + size);
+	for (uint32_t k = 0; k < 8; ++k) {
+		double d = (k & 1 ? px : -px) + (k & 2 ? py : -py) + (k & 4 ? pz : -pz);
+		if (d < low) continue;
+		f->p[f->count] = ib_convex_to_world(c, ibV3(k & 1 ? h.x : -h.x, k & 2 ? h.y : -h.y, k & 4 ? h.z : -h.z));
+		f->id[f->count++] = k;
+	}
+}
+
+/* Projection into the contact plane (origin o, axes t1, t2) as a point (1), segment (2) or CCW polygon
+ * (4), as ib_hull2d would make it; -1 when the general hull is needed. */
+static int project(const Feature* f, uint32_t salt, ibVec3 o, ibVec3 t1, ibVec3 t2, ibClipPoint* p, double* scale)
+{
+	for (int i = 0; i < f->count; ++i) {
+		ibVec3 r = ibSub(f->p[i], o);
+		p[i] = (ibClipPoint){ibDot(r, t1), ibDot(r, t2), ib_feature_code(salt, f->id[i], 0u)};
+		*scale = ib_fmax(*scale, ib_fmax(fabs(p[i].x), fabs(p[i].y)));
+	}
+	return f->count;
+}
+
+static int polygon(const Feature* f, ibClipPoint* p, double eps, double width)
+{
+	if (f->count == 4) return ib_manifold_box_face_polygon(4, f->id, p, eps, width);
+	if (f->count != 2) return f->count == 1 ? 1 : -1;
+	/* ib_hull2d of two points: sorted by (x, y), merged when within eps */
+	if (p[1].x < p[0].x || (p[1].x == p[0].x && p[1].y < p[0].y)) {
+		ibClipPoint t = p[0];
+		p[0] = p[1];
+		p[1] = t;
+	}
+	return len2(p[1].x - p[0].x, p[1].y - p[0].y) <= eps ? 1 : 2;
+}
+
+/* The line x + s dir (dir = -n for A, n for B) against the box: the contact side's parameter. */
+static inline bool lift(const ibConvex* c, const Feature* f, ibVec3 x, double* sNear)
+{
+	double sFar;
+	return ib_box_lift_local(ib_convex_to_local(c, x), f->dl, c->halfExtents, f->eps, sNear, &sFar);
+}
+
+typedef struct Region {
+	int count;
+	ibManifoldPoint pt[CAP];
+	ibClipPoint xy[CAP];
+	double sep[CAP];
+} Region;
+
+static void push(Region* r, ibVec3 pa, ibVec3 pb, double sep, ibClipPoint xy)
+{
+	if (r->count >= CAP) return;
+	r->pt[r->count] = (ibManifoldPoint){pa, pb, sep, xy.key};
+	r->xy[r->count] = xy;
+	r->sep[r->count] = sep;
+	++r->count;
+}
+
+int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, int* satAxis, ibManifold* out)
+{
+	out->pointCount = 0;
+	double tol0 = ib_fmax(tolerance, 0.0);
+	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
+	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
+	Sat s;
+	ibBoxSat st;
+	int r = sat_search(a, b, ha, hb, tol0, satAxis, &s, &st);
+	if (r < 0) return 0;
+	if (r == 0) return -1; /* apart by at most the tolerance: the exact distance by GJK (general path) */
+	ibConvexDistance q;
+	ib_box_box_sat_witness(a, b, &st, &q);
+	face_normal(a, b, ha, hb, &s, tol0, &q);
+	if (!(q.distance <= tolerance)) return 0;
+	ibVec3 n = q.normal, dA = ibNeg(n);
+	out->normal = n;
+	double band = ib_manifold_feature_band(tolerance, q.distance);
+	Feature fa, fb;
+	box_feature(a, dA, band, &fa);
+	box_feature(b, n, band, &fb);
+	ibVec3 t1 = ibPerpendicular(n), t2 = ibCross(n, t1), o = q.pointB;
+	ibClipPoint pa[8], pb[8], clip[CAP], segB[2];
+	double scale = 1.0;
+	project(&fa, SALT_A, o, t1, t2, pa, &scale);
+	project(&fb, SALT_B, o, t1, t2, pb, &scale);
+	double eps = 1e-9 * scale;
+	int na = polygon(&fa, pa, eps, 1e-6 * scale), nb = polygon(&fb, pb, eps, 1e-6 * scale);
+	if (na < 0 || nb < 0) return -1;
+
+	/* the planar region: clip[] on A's side, partner points on B's side where they differ */
+	int nc = 0;
+	const ibClipPoint* onB = clip;
+	if (na == 2 && nb == 2) {
+		nc = ib_overlap_segments(pa, pb, tol0 + eps, clip, segB);
+		onB = segB;
+	} else if (na == 2 && nb == 4) {
+		nc = ib_clip_segment(pa, pb, nb, eps, clip);
+	} else if (nb == 2 && na == 4) {
+		nc = ib_clip_segment(pb, pa, na, eps, clip);
+	} else if (na == 4 && nb == 4) {
+		nc = ib_clip_polygon(pa, na, pb, nb, eps, clip);
+	}
+	Region reg;
+	reg.count = 0;
+	double minSep = INFINITY;
+	for (int i = 0; i < nc; ++i) {
+		ibVec3 xa = ibAdd(o, ibAdd(ibScale(clip[i].x, t1), ibScale(clip[i].y, t2)));
+		ibVec3 xb = onB == clip ? xa : ibAdd(o, ibAdd(ibScale(onB[i].x, t1), ibScale(onB[i].y, t2)));
+		double nearA, nearB;
+		if (!lift(a, &fa, xa, &nearA) || !lift(b, &fb, xb, &nearB)) continue;
+		ibVec3 pA = ibMulAdd(xa, nearA, dA), pB = ibMulAdd(xb, nearB, n);
+		double sep = ibDot(ibSub(pA, pB), n);
+		double lateral = ibLength(ibMulAdd(ibSub(pA, pB), -sep, n));
+		if (!(sep <= tolerance) || len2(ib_fmax(sep, 0.0), lateral) > tol0 + eps) continue;
+		push(&reg, pA, pB, sep, clip[i]);
+		minSep = ib_fmin(minSep, sep);
+	}
+	if (nc > 4) ib_manifold_drop_collinear(reg.pt, reg.xy, reg.sep, &reg.count, tol0);
+	/* the deepest pair when no region vertex is as deep (a vertex feature): the deepest of the lines along
+	 * n through the witness points and the features' vertices, lifted onto both boxes */
+	if (reg.count == 0 || q.distance < minSep - 1e-9 * scale) {
+		ibVec3 rr = ibSub(q.pointA, o);
+		uint32_t key = ib_feature_code(3u, ib_manifold_feature_code(fa.id, fa.count, SALT_A),
+		                               ib_manifold_feature_code(fb.id, fb.count, SALT_B));
+		ibClipPoint xy = {ibDot(rr, t1), ibDot(rr, t2), key};
+		ibVec3 cand[2 + 16];
+		int ncand = 0;
+		cand[ncand++] = q.pointA;
+		cand[ncand++] = q.pointB;
+		for (int k = 0; k < nb; ++k) cand[ncand++] = ibAdd(o, ibAdd(ibScale(pb[k].x, t1), ibScale(pb[k].y, t2)));
+		for (int k = 0; k < na; ++k) cand[ncand++] = ibAdd(o, ibAdd(ibScale(pa[k].x, t1), ibScale(pa[k].y, t2)));
+		ibVec3 pA = q.pointA, pB = q.pointB;
+		double best = INFINITY;
+		for (int k = 0; k < ncand; ++k) {
+			double nearA, nearB;
+			if (!lift(a, &fa, cand[k], &nearA) || !lift(b, &fb, cand[k], &nearB)) continue;
+			ibVec3 la = ibMulAdd(cand[k], nearA, dA), lb = ibMulAdd(cand[k], nearB, n);
+			double sep = ibDot(ibSub(la, lb), n);
+			if (sep <= tolerance && sep < best) {
+				best = sep, pA = la, pB = lb;
+				ibVec3 rc = ibSub(cand[k], o);
+				xy.x = ibDot(rc, t1), xy.y = ibDot(rc, t2);
+			}
+		}
+		push(&reg, pA, pB, ibDot(ibSub(pA, pB), n), xy);
+	}
+	return ib_manifold_emit(reg.pt, reg.xy, reg.sep, reg.count, out);
+}
