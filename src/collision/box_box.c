@@ -36,41 +36,51 @@ typedef struct Sat {
 	double faceOv[6];                      /* overlaps of the face axes A_0..2, B_0..2 */
 } Sat;
 
-/* Overlap along axis code k (0..2 A_i, 3..5 B_j, 6 + 3 i + j the edge pair A_i x B_j); false for
- * nearly parallel edges (no axis). */
-static bool axis_overlap(const Sat* s, const double ha[3], const double hb[3], int k, double* ov, double* t)
+static const int NX[3] = {1, 2, 0}, PV[3] = {2, 0, 1}; /* (i + 1) % 3, (i + 2) % 3 */
+
+static inline __attribute__((always_inline)) double face_overlap(const Sat* s, const double ha[3], const double hb[3],
+                                                                 int k)
 {
-	if (k < 3) {
-		*t = s->tA[k];
-		*ov = ha[k] + (hb[0] * s->X[k][0] + hb[1] * s->X[k][1] + hb[2] * s->X[k][2]) - fabs(*t);
-		return true;
-	}
-	if (k < 6) {
-		int j = k - 3;
-		*t = s->tB[j];
-		*ov = (ha[0] * s->X[0][j] + ha[1] * s->X[1][j] + ha[2] * s->X[2][j]) + hb[j] - fabs(*t);
-		return true;
-	}
-	int i = (k - 6) / 3, j = (k - 6) % 3;
-	int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-	/* A_i x B_j in A's frame: e_i x (C[0][j], C[1][j], C[2][j]) */
+	if (k < 3) return ha[k] + (hb[0] * s->X[k][0] + hb[1] * s->X[k][1] + hb[2] * s->X[k][2]) - fabs(s->tA[k]);
+	int j = k - 3;
+	return (ha[0] * s->X[0][j] + ha[1] * s->X[1][j] + ha[2] * s->X[2][j]) + hb[j] - fabs(s->tB[j]);
+}
+
+/* Overlap along the edge axis A_i x B_j (t: the centre offset along it, r: the two radii); false for
+ * nearly parallel edges (no axis). A_i x B_j in A's frame is e_i x (C[0][j], C[1][j], C[2][j]). */
+static inline __attribute__((always_inline)) bool edge_overlap(const Sat* s, const double ha[3], const double hb[3],
+                                                               int i, int j, double* ov, double* t, double* r)
+{
+	int i1 = NX[i], i2 = PV[i], j1 = NX[j], j2 = PV[j];
 	double l = sqrt(s->C[i1][j] * s->C[i1][j] + s->C[i2][j] * s->C[i2][j]);
 	if (!(l > 1e-9)) return false; /* parallel edges: covered by the face axes */
 	double inv = 1.0 / l;
 	double ra = (ha[i1] * s->X[i2][j] + ha[i2] * s->X[i1][j]) * inv;
 	double rb = (hb[j1] * s->X[i][j2] + hb[j2] * s->X[i][j1]) * inv;
 	*t = (s->tA[i2] * s->C[i1][j] - s->tA[i1] * s->C[i2][j]) * inv;
-	*ov = ra + rb - fabs(*t);
+	*r = ra + rb;
+	*ov = *r - fabs(*t);
 	return true;
 }
 
-/* The search of ib_box_box_sat_search (same decisions: rejection beyond the tolerance, apart, face axes
- * preferred on near ties) with st filled on 1. */
+/* The search of ib_box_box_sat_search (same decisions: rejection beyond the tolerance, with the cached
+ * axis (1 + code: 0..5 faces A_0..2, B_0..2, 6 + 3 i + j edges) first; apart; face axes preferred on
+ * near ties) with st filled on 1. */
 static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], const double hb[3], double tolerance,
                       int* axis, Sat* s, ibBoxSat* st)
 {
 	const ibMat3 *RA = &a->R, *RB = &b->R;
 	ibVec3 T = ibSub(a->position, b->position);
+	if (axis && *axis >= 1 && *axis <= 6) { /* a cached face axis first, from its row / column of C only */
+		int k = (*axis - 1) % 3;
+		const ibMat3 *R1 = *axis <= 3 ? RA : RB, *R2 = *axis <= 3 ? RB : RA;
+		const double *h1 = *axis <= 3 ? ha : hb, *h2 = *axis <= 3 ? hb : ha;
+		double r = 0.0;
+		for (int j = 0; j < 3; ++j)
+			r += h2[j] * fabs(R1->m[0][k] * R2->m[0][j] + R1->m[1][k] * R2->m[1][j] + R1->m[2][k] * R2->m[2][j]);
+		double t = T.x * R1->m[0][k] + T.y * R1->m[1][k] + T.z * R1->m[2][k];
+		if (h1[k] + r - fabs(t) < -tolerance) return -1;
+	}
 	for (int i = 0; i < 3; ++i) {
 		s->tA[i] = T.x * RA->m[0][i] + T.y * RA->m[1][i] + T.z * RA->m[2][i];
 		s->tB[i] = T.x * RB->m[0][i] + T.y * RB->m[1][i] + T.z * RB->m[2][i];
@@ -79,30 +89,37 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 			s->X[i][j] = fabs(s->C[i][j]);
 		}
 	}
-	double ov, t;
-	if (axis && *axis >= 1 && *axis <= 15 && axis_overlap(s, ha, hb, *axis - 1, &ov, &t) && ov < -tolerance) return -1;
+	double ov, t, r;
+	if (axis && *axis >= 7 && *axis <= 15) { /* a cached edge axis */
+		int k = *axis - 7;
+		if (edge_overlap(s, ha, hb, k / 3, k % 3, &ov, &t, &r) && ov < -tolerance) return -1;
+	}
 	bool apart = false;
 	double best = INFINITY, bestFace = INFINITY, bestEdge = INFINITY, bestEdgeT = 0.0;
 	int bestKind = -1, bestFaceK = 0, bestEdgeK = 6;
-	double tFace = 0.0;
-	for (int k = 0; k < 15; ++k) {
-		if (!axis_overlap(s, ha, hb, k, &ov, &t)) continue;
+	for (int k = 0; k < 6; ++k) {
+		ov = s->faceOv[k] = face_overlap(s, ha, hb, k);
 		if (ov < -tolerance) { /* separated by more than the tolerance */
 			if (axis) *axis = k + 1;
 			return -1;
 		}
 		if (ov < 0.0) apart = true;
-		if (apart) continue;
-		if (k < 6) {
-			s->faceOv[k] = ov;
-			if (ov < bestFace) bestFace = ov, bestFaceK = k, tFace = t;
-			if (ov < best) best = ov, bestKind = k / 3;
-		} else {
-			if (ov < bestEdge) bestEdge = ov, bestEdgeK = k, bestEdgeT = t;
-			/* prefer face axes on (near) ties: edge axes must be strictly better (by 1e-12 (ra + rb)) */
-			if (ov < best - 1e-12 * (ov + fabs(t))) best = ov, bestKind = 2;
-		}
+		if (!apart && ov < bestFace) bestFace = ov, bestFaceK = k;
 	}
+	if (!apart) best = bestFace, bestKind = bestFaceK / 3;
+	for (int i = 0; i < 3; ++i)
+		for (int j = 0; j < 3; ++j) {
+			if (!edge_overlap(s, ha, hb, i, j, &ov, &t, &r)) continue;
+			if (ov < -tolerance) {
+				if (axis) *axis = 7 + 3 * i + j;
+				return -1;
+			}
+			if (ov < 0.0) apart = true;
+			if (apart) continue;
+			if (ov < bestEdge) bestEdge = ov, bestEdgeK = 6 + 3 * i + j, bestEdgeT = t;
+			/* prefer face axes on (near) ties: edge axes must be strictly better */
+			if (ov < best - 1e-12 * r) best = ov, bestKind = 2;
+		}
 	if (axis) *axis = 0;
 	if (apart) return 0;
 	st->bestKind = bestKind;
@@ -113,7 +130,7 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 	st->faceOverlap = bestFace;
 	st->edgeOverlap = bestEdge;
 	ibVec3 L = ibMat3_Column(bestFaceK < 3 ? *RA : *RB, bestFaceK % 3);
-	st->faceNormal = tFace >= 0.0 ? L : ibNeg(L);
+	st->faceNormal = (bestFaceK < 3 ? s->tA[bestFaceK] : s->tB[bestFaceK - 3]) >= 0.0 ? L : ibNeg(L);
 	st->edgeNormal = IB_VEC3_ZERO;
 	if (bestEdge < INFINITY) {
 		L = ibNormalize(ibCross(ibMat3_Column(*RA, st->edgeI), ibMat3_Column(*RB, st->edgeJ)));
@@ -168,7 +185,8 @@ typedef struct Feature {
 	double eps; /* the lift's rounding allowance 1e-9 (1 + size) */
 } Feature;
 
-/* The box case of ib_support_feature: the corners within band of the support height along dir. */
+/* The box case of ib_support_feature: the corners within band of the support height along dir (world
+ * corners p + R x as ib_convex_to_world sums them: R x = (+-R_0 h_x) + (+-R_1 h_y) + (+-R_2 h_z)). */
 static void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
 {
 	ibVec3 h = c->halfExtents, dl = ibMat3_MulTV(c->R, dir);
@@ -176,13 +194,18 @@ static void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
 	band = ib_fmax(band, 0.0) + 1e-12 * (1.0 + size);
 	double top = fabs(dl.x) * h.x + fabs(dl.y) * h.y + fabs(dl.z) * h.z;
 	double px = h.x * dl.x, py = h.y * dl.y, pz = h.z * dl.z, low = top - band;
+	const ibMat3* R = &c->R;
+	ibVec3 u = {R->m[0][0] * h.x, R->m[1][0] * h.x, R->m[2][0] * h.x};
+	ibVec3 v = {R->m[0][1] * h.y, R->m[1][1] * h.y, R->m[2][1] * h.y};
+	ibVec3 w = {R->m[0][2] * h.z, R->m[1][2] * h.z, R->m[2][2] * h.z};
 	f->count = 0;
 	f->dl = dl;
 	f->eps = 1e-9 * (1.0 + size);
 	for (uint32_t k = 0; k < 8; ++k) {
 		double d = (k & 1 ? px : -px) + (k & 2 ? py : -py) + (k & 4 ? pz : -pz);
 		if (d < low) continue;
-		f->p[f->count] = ib_convex_to_world(c, ibV3(k & 1 ? h.x : -h.x, k & 2 ? h.y : -h.y, k & 4 ? h.z : -h.z));
+		ibVec3 x = k & 1 ? u : ibNeg(u), y = k & 2 ? v : ibNeg(v), z = k & 4 ? w : ibNeg(w);
+		f->p[f->count] = ibAdd(c->position, ibAdd(ibAdd(x, y), z));
 		f->id[f->count++] = k;
 	}
 }
@@ -246,8 +269,16 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 	int r = sat_search(a, b, ha, hb, tol0, satAxis, &s, &st);
 	if (r < 0) return 0;
 	if (r == 0) return -1; /* apart by at most the tolerance: the exact distance by GJK (general path) */
+	/* the witness points only for an edge axis (whose witness decides between it and the face axis); a
+	 * face axis at the SAT's minimum has one (the incident feature over the reference face) */
 	ibConvexDistance q;
-	ib_box_box_sat_witness(a, b, &st, &q);
+	bool witness = st.bestKind == 2;
+	if (witness) {
+		ib_box_box_sat_witness(a, b, &st, &q);
+	} else {
+		q.distance = -st.faceOverlap;
+		q.normal = st.faceNormal;
+	}
 	face_normal(a, b, ha, hb, &s, tol0, &q);
 	if (!(q.distance <= tolerance)) return 0;
 	ibVec3 n = q.normal, dA = ibNeg(n);
@@ -256,7 +287,16 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 	Feature fa, fb;
 	box_feature(a, dA, band, &fa);
 	box_feature(b, n, band, &fb);
-	ibVec3 t1 = ibPerpendicular(n), t2 = ibCross(n, t1), o = q.pointB;
+	/* the plane's origin: the witness point on B, or (face axis) the centre of the incident feature, near
+	 * the general path's (the centre of the incident feature's part over the reference face) */
+	ibVec3 o = q.pointB;
+	if (!witness) {
+		const Feature* fi = st.faceKind == 0 ? &fb : &fa;
+		o = fi->p[0];
+		for (int k = 1; k < fi->count; ++k) o = ibAdd(o, fi->p[k]);
+		o = ibScale(1.0 / fi->count, o);
+	}
+	ibVec3 t1 = ibPerpendicular(n), t2 = ibCross(n, t1);
 	ibClipPoint pa[8], pb[8], clip[CAP], segB[2];
 	double scale = 1.0;
 	project(&fa, SALT_A, o, t1, t2, pa, &scale);
@@ -297,17 +337,25 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 	/* the deepest pair when no region vertex is as deep (a vertex feature): the deepest of the lines along
 	 * n through the witness points and the features' vertices, lifted onto both boxes */
 	if (reg.count == 0 || q.distance < minSep - 1e-9 * scale) {
-		ibVec3 rr = ibSub(q.pointA, o);
 		uint32_t key = ib_feature_code(3u, ib_manifold_feature_code(fa.id, fa.count, SALT_A),
 		                               ib_manifold_feature_code(fb.id, fb.count, SALT_B));
-		ibClipPoint xy = {ibDot(rr, t1), ibDot(rr, t2), key};
 		ibVec3 cand[2 + 16];
 		int ncand = 0;
-		cand[ncand++] = q.pointA;
-		cand[ncand++] = q.pointB;
-		for (int k = 0; k < nb; ++k) cand[ncand++] = ibAdd(o, ibAdd(ibScale(pb[k].x, t1), ibScale(pb[k].y, t2)));
-		for (int k = 0; k < na; ++k) cand[ncand++] = ibAdd(o, ibAdd(ibScale(pa[k].x, t1), ibScale(pa[k].y, t2)));
-		ibVec3 pA = q.pointA, pB = q.pointB;
+		bool vertex = nc == 0 && (na == 1 || nb == 1);
+		if (!vertex && !witness) ib_box_box_sat_witness(a, b, &st, &q); /* the points only: n stays */
+		if (!vertex) {
+			cand[ncand++] = q.pointA;
+			cand[ncand++] = q.pointB;
+		}
+		/* a vertex against a face or an edge: the deepest line is the vertex's (the other feature is
+		 * flat across n), the other candidates of the general path are not deeper */
+		for (int k = 0; k < nb && (!vertex || nb == 1); ++k)
+			cand[ncand++] = ibAdd(o, ibAdd(ibScale(pb[k].x, t1), ibScale(pb[k].y, t2)));
+		for (int k = 0; k < na && (!vertex || na == 1); ++k)
+			cand[ncand++] = ibAdd(o, ibAdd(ibScale(pa[k].x, t1), ibScale(pa[k].y, t2)));
+		ibVec3 pA = cand[0], pB = cand[0];
+		ibVec3 rr = ibSub(cand[0], o);
+		ibClipPoint xy = {ibDot(rr, t1), ibDot(rr, t2), key};
 		double best = INFINITY;
 		for (int k = 0; k < ncand; ++k) {
 			double nearA, nearB;
@@ -319,6 +367,10 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 				ibVec3 rc = ibSub(cand[k], o);
 				xy.x = ibDot(rc, t1), xy.y = ibDot(rc, t2);
 			}
+		}
+		if (best == INFINITY) { /* no line reached both boxes within the tolerance: the query's points */
+			if (vertex) return -1;
+			pA = q.pointA, pB = q.pointB;
 		}
 		push(&reg, pA, pB, ibDot(ibSub(pA, pB), n), xy);
 	}
