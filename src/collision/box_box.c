@@ -21,7 +21,6 @@
 #include <math.h>
 
 #include "collision/manifold_internal.h"
-#include "collision/support_feature.h"
 
 #define SALT_A 1u
 #define SALT_B 2u
@@ -181,8 +180,9 @@ typedef struct Feature {
 	int count;
 	ibVec3 p[8];
 	uint32_t id[8];
-	ibVec3 dl; /* the direction in the box's frame */
-	double eps; /* the lift's rounding allowance 1e-9 (1 + size) */
+	ibVec3 dl;      /* the direction in the box's frame */
+	double inv[3];  /* 1 / its components (0 where |component| <= 1e-300) */
+	double eps;     /* the lift's rounding allowance 1e-9 (1 + size) */
 } Feature;
 
 /* The box case of ib_support_feature: the corners within band of the support height along dir (world
@@ -200,12 +200,16 @@ static void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
 	ibVec3 w = {R->m[0][2] * h.z, R->m[1][2] * h.z, R->m[2][2] * h.z};
 	f->count = 0;
 	f->dl = dl;
+	f->inv[0] = fabs(dl.x) > 1e-300 ? 1.0 / dl.x : 0.0;
+	f->inv[1] = fabs(dl.y) > 1e-300 ? 1.0 / dl.y : 0.0;
+	f->inv[2] = fabs(dl.z) > 1e-300 ? 1.0 / dl.z : 0.0;
 	f->eps = 1e-9 * (1.0 + size);
+	const double dx[2] = {-px, px}, dy[2] = {-py, py}, dz[2] = {-pz, pz};
+	const ibVec3 ux[2] = {ibNeg(u), u}, uy[2] = {ibNeg(v), v}, uz[2] = {ibNeg(w), w};
 	for (uint32_t k = 0; k < 8; ++k) {
-		double d = (k & 1 ? px : -px) + (k & 2 ? py : -py) + (k & 4 ? pz : -pz);
-		if (d < low) continue;
-		ibVec3 x = k & 1 ? u : ibNeg(u), y = k & 2 ? v : ibNeg(v), z = k & 4 ? w : ibNeg(w);
-		f->p[f->count] = ibAdd(c->position, ibAdd(ibAdd(x, y), z));
+		uint32_t i = k & 1u, j = (k >> 1) & 1u, l = k >> 2;
+		if (dx[i] + dy[j] + dz[l] < low) continue;
+		f->p[f->count] = ibAdd(c->position, ibAdd(ibAdd(ux[i], uy[j]), uz[l]));
 		f->id[f->count++] = k;
 	}
 }
@@ -235,11 +239,35 @@ static int polygon(const Feature* f, ibClipPoint* p, double eps, double width)
 	return len2(p[1].x - p[0].x, p[1].y - p[0].y) <= eps ? 1 : 2;
 }
 
-/* The line x + s dir (dir = -n for A, n for B) against the box: the contact side's parameter. */
+/* The line x + s dir (dir = -n for A, n for B) against the box: the contact side's parameter. The box
+ * case of ib_feature_lift (ib_box_lift_local: slabs, points near a side moved inside for lines nearly
+ * parallel to it, rounding allowed at the boundary) with the reciprocals of the direction once per
+ * feature instead of two divisions per slab. */
 static inline bool lift(const ibConvex* c, const Feature* f, ibVec3 x, double* sNear)
 {
-	double sFar;
-	return ib_box_lift_local(ib_convex_to_local(c, x), f->dl, c->halfExtents, f->eps, sNear, &sFar);
+	ibVec3 xl = ib_convex_to_local(c, x);
+	const double xs[3] = {xl.x, xl.y, xl.z}, d[3] = {f->dl.x, f->dl.y, f->dl.z};
+	const double h[3] = {c->halfExtents.x, c->halfExtents.y, c->halfExtents.z};
+	double lo = -INFINITY, hi = INFINITY, eps = f->eps, nudge = 1e3 * eps;
+	for (int k = 0; k < 3; ++k) {
+		double xk = xs[k];
+		if (fabs(d[k]) < 1e-2 && h[k] > 2.0 * nudge) {
+			if (xk > h[k] - nudge && xk <= h[k] + eps) xk = h[k] - nudge;
+			if (xk < -h[k] + nudge && xk >= -h[k] - eps) xk = -h[k] + nudge;
+		}
+		if (f->inv[k] != 0.0) {
+			double t1 = (-h[k] - xk) * f->inv[k], t2 = (h[k] - xk) * f->inv[k];
+			bool le = t1 <= t2;
+			double l1 = le ? t1 : t2, h1 = le ? t2 : t1;
+			lo = l1 > lo ? l1 : lo;
+			hi = h1 < hi ? h1 : hi;
+		} else if (fabs(xk) > h[k]) {
+			return false;
+		}
+	}
+	if (lo > hi && lo - hi > eps) return false; /* the line passes beside the box */
+	*sNear = hi;
+	return true;
 }
 
 typedef struct Region {

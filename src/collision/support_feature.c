@@ -180,13 +180,49 @@ static bool ball_interval(ibVec3 x, ibVec3 d, double r, double eps, double* lo, 
 	return true;
 }
 
+/* Interval of s with |x_i + s d_i| <= h (as ball_interval: nearly parallel lines within eps of the
+ * boundary are moved eps inside). */
+static inline __attribute__((always_inline)) bool slab_interval(double x, double d, double h, double eps, double* lo,
+                                                                 double* hi)
+{
+	/* nearly parallel to the slab through a point on its boundary (a corner clipped onto a face of a
+	 * slightly tilted box): rounding can put x just outside, and then the line leaves the slab after
+	 * |s| ~ rounding/|d| while the lift needs |s| up to the feature band. Move such a point inside by
+	 * 1e-6 x size: the line then stays inside for |s| <= nudge/|d| (>= 1e-4 x size for |d| < 1e-2), and
+	 * the lifted height changes by nudge |d| <= 1e-8 x size. */
+	double nudge = 1e3 * eps;
+	if (fabs(d) < 1e-2 && h > 2.0 * nudge) {
+		if (x > h - nudge && x <= h + eps) x = h - nudge;
+		if (x < -h + nudge && x >= -h - eps) x = -h + nudge;
+	}
+	if (fabs(d) > 1e-300) {
+		double t1 = (-h - x) / d, t2 = (h - x) / d;
+		/* fmin/fmax of two numbers that are not NaN for finite inputs (libm calls otherwise) */
+		bool le = t1 <= t2;
+		*lo = le ? t1 : t2, *hi = le ? t2 : t1;
+		if (isnan(t1) || isnan(t2)) *lo = ib_fmin(t1, t2), *hi = ib_fmax(t1, t2);
+		return true;
+	}
+	if (fabs(x) > h) return false;
+	*lo = -INFINITY, *hi = INFINITY;
+	return true;
+}
+
+static inline bool intersect(double* lo, double* hi, double l2, double h2)
+{
+	/* ib_fmax(*lo, l2) and ib_fmin(*hi, h2) without the libm calls (same results, NaN included) */
+	*lo = (l2 > *lo || isnan(*lo)) ? l2 : *lo;
+	*hi = (h2 < *hi || isnan(*hi)) ? h2 : *hi;
+	return true;
+}
+
 /* Capped cylinder of radius r, half length hl (local z) against the local line x + s d. */
 static bool cylinder_interval(ibVec3 x, ibVec3 d, double r, double hl, double eps, double* lo, double* hi)
 {
 	double l1, h1, l2, h2;
-	if (!ib_slab_interval(x.z, d.z, hl, eps, &l1, &h1)) return false;
+	if (!slab_interval(x.z, d.z, hl, eps, &l1, &h1)) return false;
 	if (!ball_interval(ibV3(x.x, x.y, 0.0), ibV3(d.x, d.y, 0.0), r, eps, &l2, &h2)) return false;
-	ib_interval_intersect(&l1, &h1, l2, h2);
+	intersect(&l1, &h1, l2, h2);
 	*lo = l1, *hi = h1;
 	return true;
 }
@@ -250,7 +286,12 @@ bool ib_feature_lift(const ibConvex* c, const ibSupportFeature* f, ibVec3 x, dou
 	bool hit = false;
 	switch (c->type) {
 	case IB_CONVEX_SPHERE: hit = ball_interval(xl, dl, c->radius, eps, &lo, &hi); break;
-	case IB_CONVEX_BOX: return ib_box_lift_local(xl, dl, c->halfExtents, eps, sNear, sFar);
+	case IB_CONVEX_BOX: {
+		hit = slab_interval(xl.x, dl.x, c->halfExtents.x, eps, &lo, &hi);
+		hit = hit && slab_interval(xl.y, dl.y, c->halfExtents.y, eps, &l2, &h2) && intersect(&lo, &hi, l2, h2);
+		hit = hit && slab_interval(xl.z, dl.z, c->halfExtents.z, eps, &l2, &h2) && intersect(&lo, &hi, l2, h2);
+		break;
+	}
 	case IB_CONVEX_CYLINDER: hit = cylinder_interval(xl, dl, c->radius, c->halfLength, eps, &lo, &hi); break;
 	case IB_CONVEX_CAPSULE: { /* union of the cylinder part and the two end balls (connected) */
 		double hl = c->halfLength;

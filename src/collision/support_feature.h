@@ -16,7 +16,6 @@
 #ifndef IBDYN_SRC_SUPPORT_FEATURE_H
 #define IBDYN_SRC_SUPPORT_FEATURE_H
 
-#include <math.h>
 #include <stdint.h>
 
 #include "collision/convex.h"
@@ -49,61 +48,5 @@ void ib_support_feature(const ibConvex* c, ibVec3 dir, double band, ibSupportFea
  * intersection); for hulls the line is intersected with the convex hull of the feature's points,
  * exact for a planar face and otherwise at most the band inside the true surface. */
 bool ib_feature_lift(const ibConvex* c, const ibSupportFeature* f, ibVec3 x, double* sNear, double* sFar);
-
-/* ---- line-box intersection (inline: the box-box contact regions lift several points per pair) ---- */
-
-/* Interval of s with |x_i + s d_i| <= h (as ball_interval: nearly parallel lines within eps of the
- * boundary are moved eps inside). */
-static inline __attribute__((always_inline)) bool ib_slab_interval(double x, double d, double h, double eps, double* lo,
-                                                                    double* hi)
-{
-	/* nearly parallel to the slab through a point on its boundary (a corner clipped onto a face of a
-	 * slightly tilted box): rounding can put x just outside, and then the line leaves the slab after
-	 * |s| ~ rounding/|d| while the lift needs |s| up to the feature band. Move such a point inside by
-	 * 1e-6 x size: the line then stays inside for |s| <= nudge/|d| (>= 1e-4 x size for |d| < 1e-2), and
-	 * the lifted height changes by nudge |d| <= 1e-8 x size. */
-	double nudge = 1e3 * eps;
-	if (fabs(d) < 1e-2 && h > 2.0 * nudge) {
-		if (x > h - nudge && x <= h + eps) x = h - nudge;
-		if (x < -h + nudge && x >= -h - eps) x = -h + nudge;
-	}
-	if (fabs(d) > 1e-300) {
-		double t1 = (-h - x) / d, t2 = (h - x) / d;
-		/* fmin/fmax of two numbers that are not NaN for finite inputs (libm calls otherwise) */
-		bool le = t1 <= t2;
-		*lo = le ? t1 : t2, *hi = le ? t2 : t1;
-		if (isnan(t1) || isnan(t2)) *lo = ib_fmin(t1, t2), *hi = ib_fmax(t1, t2);
-		return true;
-	}
-	if (fabs(x) > h) return false;
-	*lo = -INFINITY, *hi = INFINITY;
-	return true;
-}
-
-static inline bool ib_interval_intersect(double* lo, double* hi, double l2, double h2)
-{
-	/* ib_fmax(*lo, l2) and ib_fmin(*hi, h2) without the libm calls (same results, NaN included) */
-	*lo = (l2 > *lo || isnan(*lo)) ? l2 : *lo;
-	*hi = (h2 < *hi || isnan(*hi)) ? h2 : *hi;
-	return true;
-}
-
-/* The box case of ib_feature_lift in the box's frame: the local line xl + s dl against the box of half
- * extents h, with eps = 1e-9 (1 + |h|). */
-static inline bool ib_box_lift_local(ibVec3 xl, ibVec3 dl, ibVec3 h, double eps, double* sNear, double* sFar)
-{
-	double lo, hi, l2, h2;
-	bool hit = ib_slab_interval(xl.x, dl.x, h.x, eps, &lo, &hi);
-	hit = hit && ib_slab_interval(xl.y, dl.y, h.y, eps, &l2, &h2) && ib_interval_intersect(&lo, &hi, l2, h2);
-	hit = hit && ib_slab_interval(xl.z, dl.z, h.z, eps, &l2, &h2) && ib_interval_intersect(&lo, &hi, l2, h2);
-	/* allow rounding at the boundary (points clipped exactly onto an edge of a face) */
-	if (hit && lo > hi) {
-		if (lo - hi > eps) hit = false;
-		else lo = hi;
-	}
-	if (!hit) return false; /* the line passes beside the box */
-	*sNear = hi, *sFar = lo;
-	return true;
-}
 
 #endif
