@@ -108,6 +108,14 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 	if (!apart) best = bestFace, bestKind = bestFaceK / 3;
 	for (int i = 0; i < 3; ++i)
 		for (int j = 0; j < 3; ++j) {
+			/* first without the division by |A_i x B_j|: most edge axes neither separate nor beat the best */
+			int i1 = NX[i], i2 = PV[i], j1 = NX[j], j2 = PV[j];
+			double l = sqrt(s->C[i1][j] * s->C[i1][j] + s->C[i2][j] * s->C[i2][j]);
+			if (!(l > 1e-9)) continue; /* parallel edges: covered by the face axes */
+			double ru = ha[i1] * s->X[i2][j] + ha[i2] * s->X[i1][j] + hb[j1] * s->X[i][j2] + hb[j2] * s->X[i][j1];
+			double num = ru - fabs(s->tA[i2] * s->C[i1][j] - s->tA[i1] * s->C[i2][j]);
+			double bound = apart ? 0.0 : ib_fmax(best, bestEdge) * (1.0 + 1e-9);
+			if (num > 1e-9 * l * ru && num > bound * l) continue; /* overlap > 0 and > both bests */
 			if (!edge_overlap(s, ha, hb, i, j, &ov, &t, &r)) continue;
 			if (ov < -tolerance) {
 				if (axis) *axis = 7 + 3 * i + j;
