@@ -4,7 +4,8 @@
  *      axes A_i x B_j, whose length, projections and centre offset come from C without a cross product;
  *      nearly parallel edges, |A_i x B_j| <= 1e-9, are covered by the face axes): rejection beyond the
  *      tolerance (with the pair's cached axis first), the penetration depth and normal (B -> A), the
- *      witness points (ib_box_box_sat_witness);
+ *      witness points (ib_box_box_sat_witness; pointB is the contact plane's origin as in the general
+ *      path: the lifts start from that plane);
  *   2. the face-normal choice of the general path (box_face_normal in manifold.c: a much larger box's face
  *      axis, or a face axis within rounding of the depth) from the SAT's own face overlaps;
  *   3. the support features: the corners within the height band along -n (A) and +n (B);
@@ -305,16 +306,11 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 	int r = sat_search(a, b, ha, hb, tol0, satAxis, &s, &st);
 	if (r < 0) return 0;
 	if (r == 0) return -1; /* apart by at most the tolerance: the exact distance by GJK (general path) */
-	/* the witness points only for an edge axis (whose witness decides between it and the face axis); a
-	 * face axis at the SAT's minimum has one (the incident feature over the reference face) */
+	/* the witness points: they decide between an edge axis and the face axis, and pointB is the origin of
+	 * the contact plane, whose height along n the lifts start from (the nudge of points near a side of a
+	 * box seen nearly edge-on depends on it) */
 	ibConvexDistance q;
-	bool witness = st.bestKind == 2;
-	if (witness) {
-		ib_box_box_sat_witness(a, b, &st, &q);
-	} else {
-		q.distance = -st.faceOverlap;
-		q.normal = st.faceNormal;
-	}
+	ib_box_box_sat_witness(a, b, &st, &q);
 	face_normal(a, b, ha, hb, &s, tol0, &q);
 	if (!(q.distance <= tolerance)) return 0;
 	ibVec3 n = q.normal, dA = ibNeg(n);
@@ -323,15 +319,7 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 	Feature fa, fb;
 	box_feature(a, dA, band, &fa);
 	box_feature(b, n, band, &fb);
-	/* the plane's origin: the witness point on B, or (face axis) the centre of the incident feature, near
-	 * the general path's (the centre of the incident feature's part over the reference face) */
 	ibVec3 o = q.pointB;
-	if (!witness) {
-		const Feature* fi = st.faceKind == 0 ? &fb : &fa;
-		o = fi->p[0];
-		for (int k = 1; k < fi->count; ++k) o = ibAdd(o, fi->p[k]);
-		o = ibScale(1.0 / fi->count, o);
-	}
 	ibVec3 t1 = ibPerpendicular(n), t2 = ibCross(n, t1);
 	ibClipPoint pa[8], pb[8], clip[CAP], segB[2];
 	double scale = 1.0;
@@ -378,19 +366,17 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 		ibVec3 cand[2 + 16];
 		int ncand = 0;
 		bool vertex = nc == 0 && (na == 1 || nb == 1);
-		if (!vertex && !witness) ib_box_box_sat_witness(a, b, &st, &q); /* the points only: n stays */
-		if (!vertex) {
-			cand[ncand++] = q.pointA;
-			cand[ncand++] = q.pointB;
-		}
-		/* a vertex against a face or an edge: the deepest line is the vertex's (the other feature is
-		 * flat across n), the other candidates of the general path are not deeper */
+		cand[ncand++] = q.pointA;
+		cand[ncand++] = q.pointB;
+		/* a vertex against a face or an edge: the deepest line is the vertex's (the witness line; the
+		 * other feature is flat across n): the other feature's vertices, candidates of the general path
+		 * too, are not deeper */
 		for (int k = 0; k < nb && (!vertex || nb == 1); ++k)
 			cand[ncand++] = ibAdd(o, ibAdd(ibScale(pb[k].x, t1), ibScale(pb[k].y, t2)));
 		for (int k = 0; k < na && (!vertex || na == 1); ++k)
 			cand[ncand++] = ibAdd(o, ibAdd(ibScale(pa[k].x, t1), ibScale(pa[k].y, t2)));
-		ibVec3 pA = cand[0], pB = cand[0];
-		ibVec3 rr = ibSub(cand[0], o);
+		ibVec3 pA = q.pointA, pB = q.pointB;
+		ibVec3 rr = ibSub(q.pointA, o);
 		ibClipPoint xy = {ibDot(rr, t1), ibDot(rr, t2), key};
 		double best = INFINITY;
 		for (int k = 0; k < ncand; ++k) {
@@ -403,10 +389,6 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 				ibVec3 rc = ibSub(cand[k], o);
 				xy.x = ibDot(rc, t1), xy.y = ibDot(rc, t2);
 			}
-		}
-		if (best == INFINITY) { /* no line reached both boxes within the tolerance: the query's points */
-			if (vertex) return -1;
-			pA = q.pointA, pB = q.pointB;
 		}
 		push(&reg, pA, pB, ibDot(ibSub(pA, pB), n), xy);
 	}
