@@ -46,20 +46,23 @@ static inline __attribute__((always_inline)) double face_overlap(const Sat* s, c
 	return (ha[0] * s->X[0][j] + ha[1] * s->X[1][j] + ha[2] * s->X[2][j]) + hb[j] - fabs(s->tB[j]);
 }
 
-/* Overlap along the edge axis A_i x B_j (t: the centre offset along it, r: the two radii); false for
- * nearly parallel edges (no axis). A_i x B_j in A's frame is e_i x (C[0][j], C[1][j], C[2][j]). */
-static inline __attribute__((always_inline)) bool edge_overlap(const Sat* s, const double ha[3], const double hb[3],
-                                                               int i, int j, double* ov, double* t, double* r)
+/* Overlap along the edge axis A_i x B_j (t: the centre offset along it, r: the two radii) with the
+ * arithmetic of the general path's search (sat_search in collide_special.c), so that its decisions are
+ * the same; false for nearly parallel edges (no axis). */
+static inline __attribute__((always_inline)) bool edge_overlap(const ibConvex* a, const ibConvex* b, const Sat* s,
+                                                               const double ha[3], const double hb[3], int i, int j,
+                                                               double* ov, double* t, double* r)
 {
 	int i1 = NX[i], i2 = PV[i], j1 = NX[j], j2 = PV[j];
-	double l = sqrt(s->C[i1][j] * s->C[i1][j] + s->C[i2][j] * s->C[i2][j]);
+	ibVec3 L = ibCross(ibMat3_Column(a->R, i), ibMat3_Column(b->R, j));
+	double l = ibLength(L);
 	if (!(l > 1e-9)) return false; /* parallel edges: covered by the face axes */
 	double inv = 1.0 / l;
 	double ra = (ha[i1] * s->X[i2][j] + ha[i2] * s->X[i1][j]) * inv;
 	double rb = (hb[j1] * s->X[i][j2] + hb[j2] * s->X[i][j1]) * inv;
-	*t = (s->tA[i2] * s->C[i1][j] - s->tA[i1] * s->C[i2][j]) * inv;
+	*t = ibDot(ibSub(a->position, b->position), L) * inv;
 	*r = ra + rb;
-	*ov = *r - fabs(*t);
+	*ov = ra + rb - fabs(*t);
 	return true;
 }
 
@@ -92,7 +95,7 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 	double ov, t, r;
 	if (axis && *axis >= 7 && *axis <= 15) { /* a cached edge axis */
 		int k = *axis - 7;
-		if (edge_overlap(s, ha, hb, k / 3, k % 3, &ov, &t, &r) && ov < -tolerance) return -1;
+		if (edge_overlap(a, b, s, ha, hb, k / 3, k % 3, &ov, &t, &r) && ov < -tolerance) return -1;
 	}
 	bool apart = false;
 	double best = INFINITY, bestFace = INFINITY, bestEdge = INFINITY, bestEdgeT = 0.0;
@@ -109,15 +112,7 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 	if (!apart) best = bestFace, bestKind = bestFaceK / 3;
 	for (int i = 0; i < 3; ++i)
 		for (int j = 0; j < 3; ++j) {
-			/* first without the division by |A_i x B_j|: most edge axes neither separate nor beat the best */
-			int i1 = NX[i], i2 = PV[i], j1 = NX[j], j2 = PV[j];
-			double l = sqrt(s->C[i1][j] * s->C[i1][j] + s->C[i2][j] * s->C[i2][j]);
-			if (!(l > 1e-9)) continue; /* parallel edges: covered by the face axes */
-			double ru = ha[i1] * s->X[i2][j] + ha[i2] * s->X[i1][j] + hb[j1] * s->X[i][j2] + hb[j2] * s->X[i][j1];
-			double num = ru - fabs(s->tA[i2] * s->C[i1][j] - s->tA[i1] * s->C[i2][j]);
-			double bound = apart ? 0.0 : ib_fmax(best, bestEdge) * (1.0 + 1e-9);
-			if (num > 1e-9 * l * ru && num > bound * l) continue; /* overlap > 0 and > both bests */
-			if (!edge_overlap(s, ha, hb, i, j, &ov, &t, &r)) continue;
+			if (!edge_overlap(a, b, s, ha, hb, i, j, &ov, &t, &r)) continue;
 			if (ov < -tolerance) {
 				if (axis) *axis = 7 + 3 * i + j;
 				return -1;
@@ -141,46 +136,13 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 	st->faceNormal = (bestFaceK < 3 ? s->tA[bestFaceK] : s->tB[bestFaceK - 3]) >= 0.0 ? L : ibNeg(L);
 	st->edgeNormal = IB_VEC3_ZERO;
 	if (bestEdge < INFINITY) {
-		L = ibNormalize(ibCross(ibMat3_Column(*RA, st->edgeI), ibMat3_Column(*RB, st->edgeJ)));
+		L = ibCross(ibMat3_Column(*RA, st->edgeI), ibMat3_Column(*RB, st->edgeJ));
+		L = ibScale(1.0 / ibLength(L), L);
 		st->edgeNormal = bestEdgeT >= 0.0 ? L : ibNeg(L);
 	}
 	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
 	st->edgeOk = bestEdge <= bestFace + 1e-9 * scale;
 	return 1;
-}
-
-/* 2. box_face_normal of manifold.c with the SAT's face overlaps (separation = -overlap). */
-static void face_normal(const ibConvex* a, const ibConvex* b, const double ha[3], const double hb[3], const Sat* s,
-                        double tolerance, ibConvexDistance* q)
-{
-	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
-	double ma = ib_fmax(ha[0], ib_fmax(ha[1], ha[2])), mb = ib_fmax(hb[0], ib_fmax(hb[1], hb[2]));
-	int big = ma >= 4.0 * mb ? 0 : mb >= 4.0 * ma ? 1 : -1;
-	double best = -INFINITY, bestBig = -INFINITY;
-	int kb = -1, kg = -1;
-	for (int k = 0; k < 6; ++k) {
-		double sep = -s->faceOv[k];
-		if (sep > best) best = sep, kb = k;
-		if (k / 3 == big && sep > bestBig) bestBig = sep, kg = k;
-	}
-	ibVec3 bestN = q->normal, bigN = q->normal;
-	if (kb >= 0) {
-		ibVec3 L = ibMat3_Column(kb < 3 ? a->R : b->R, kb % 3);
-		bestN = (kb < 3 ? s->tA[kb] : s->tB[kb - 3]) >= 0.0 ? L : ibNeg(L);
-	}
-	if (kg >= 0) {
-		ibVec3 L = ibMat3_Column(kg < 3 ? a->R : b->R, kg % 3);
-		bigN = (kg < 3 ? s->tA[kg] : s->tB[kg - 3]) >= 0.0 ? L : ibNeg(L);
-	}
-	double rnd = 1e-9 * scale;
-	if (big >= 0 && q->distance <= 0.0 && bestBig >= q->distance - 0.5 * tolerance - rnd &&
-	    ibDistance(bigN, q->normal) < 1e-4) {
-		q->normal = bigN;
-		q->distance = ib_fmin(q->distance, bestBig);
-	} else if (best >= q->distance - rnd &&
-	           ibDistance(bestN, q->normal) < (fabs(q->distance) <= 1e-7 * scale ? 1e-2 : 1e-4)) {
-		q->normal = bestN;
-	}
 }
 
 /* ---- 3.-5. features, region, lifts ------------------------------------------------------------ */
@@ -265,7 +227,7 @@ static inline bool lift(const ibConvex* c, const Feature* f, ibVec3 x, double* s
 			if (xk < -h[k] + nudge && xk >= -h[k] - eps) xk = -h[k] + nudge;
 		}
 		if (f->inv[k] != 0.0) {
-			double t1 = (-h[k] - xk) * f->inv[k], t2 = (h[k] - xk) * f->inv[k];
+			double t1 = (-h[k] - xk) / d[k], t2 = (h[k] - xk) / d[k];
 			bool le = t1 <= t2;
 			double l1 = le ? t1 : t2, h1 = le ? t2 : t1;
 			lo = l1 > lo ? l1 : lo;
@@ -311,7 +273,7 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 	 * box seen nearly edge-on depends on it) */
 	ibConvexDistance q;
 	ib_box_box_sat_witness(a, b, &st, &q);
-	face_normal(a, b, ha, hb, &s, tol0, &q);
+	ib_manifold_box_face_normal(a, b, tol0, &q);
 	if (!(q.distance <= tolerance)) return 0;
 	ibVec3 n = q.normal, dA = ibNeg(n);
 	out->normal = n;

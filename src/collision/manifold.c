@@ -146,7 +146,7 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
  * against the ground. So: when they penetrate, the face axis of a much larger box (4 x) if its depth
  * is within half the tolerance of the query's; else any face axis that separates them by the
  * query's distance. */
-static void box_face_normal(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* q)
+void ib_manifold_box_face_normal(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* q)
 {
 	ibVec3 T = ibSub(a->position, b->position);
 	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
@@ -208,7 +208,7 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
 		int sat = ib_collide_box_box_sat_cached(a, b, ib_fmax(tolerance, 0.0), cache ? &cache->satAxis : NULL, &q);
 		if (sat < 0) return 0;
 		if (sat == 0) q = ib_convex_query_gjk(a, b, true, cache);
-		box_face_normal(a, b, ib_fmax(tolerance, 0.0), &q);
+		ib_manifold_box_face_normal(a, b, ib_fmax(tolerance, 0.0), &q);
 	} else {
 		q = ib_convex_query(a, b, cache);
 	}

@@ -18,6 +18,10 @@ static inline double ib_manifold_feature_band(double tolerance, double distance)
 /* Order-independent code of a whole feature (vertex ids id[0..count)) for single-point contacts. */
 uint32_t ib_manifold_feature_code(const uint32_t* id, int count, uint32_t salt);
 
+/* The contact normal of two boxes near a face contact (a face axis instead of the query's normal when
+ * within rounding or, penetrating, a much larger box's; see manifold.c). */
+void ib_manifold_box_face_normal(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* q);
+
 /* The projected face feature of a box (4 corners with ids id[], points p[] in the contact plane) as the
  * convex CCW polygon ib_hull2d would make, in place; -1 when the general hull is needed. */
 int ib_manifold_box_face_polygon(int count, const uint32_t* id, ibClipPoint* p, double eps, double width);
