@@ -146,9 +146,9 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
  * against the ground. So: when they penetrate, the face axis of a much larger box (4 x) if its depth
  * is within half the tolerance of the query's; else any face axis that separates them by the
  * query's distance. */
-void ib_manifold_box_face_normal(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* q)
+void ib_manifold_box_face_select(const ibConvex* a, const ibConvex* b, const double sep[6], const double t[6],
+                                 double tolerance, ibConvexDistance* q)
 {
-	ibVec3 T = ibSub(a->position, b->position);
 	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
 	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
 	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
@@ -159,13 +159,9 @@ void ib_manifold_box_face_normal(const ibConvex* a, const ibConvex* b, double to
 	for (int s = 0; s < 2; ++s)
 		for (int i = 0; i < 3; ++i) {
 			ibVec3 L = ibMat3_Column(s == 0 ? a->R : b->R, i);
-			double r = 0.0;
-			for (int k = 0; k < 3; ++k)
-				r += ha[k] * fabs(ibDot(ibMat3_Column(a->R, k), L)) + hb[k] * fabs(ibDot(ibMat3_Column(b->R, k), L));
-			double t = ibDot(T, L), sep = fabs(t) - r;
-			ibVec3 N = t >= 0.0 ? L : ibNeg(L); /* from B to A, like the query's normal */
-			if (sep > best) best = sep, bestN = N;
-			if (s == big && sep > bestBig) bestBig = sep, bigN = N;
+			ibVec3 N = t[3 * s + i] >= 0.0 ? L : ibNeg(L); /* from B to A, like the query's normal */
+			if (sep[3 * s + i] > best) best = sep[3 * s + i], bestN = N;
+			if (s == big && sep[3 * s + i] > bestBig) bestBig = sep[3 * s + i], bigN = N;
 		}
 	double rnd = 1e-9 * scale;
 	/* only a small correction (at most 1e-4 rad, 1e-2 when touching to ~1e-7 of the size): other contacts keep the query's normal */
@@ -180,6 +176,24 @@ void ib_manifold_box_face_normal(const ibConvex* a, const ibConvex* b, double to
 		 * distance is the contact plane */
 		q->normal = bestN;
 	}
+}
+
+void ib_manifold_box_face_normal(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* q)
+{
+	ibVec3 T = ibSub(a->position, b->position);
+	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
+	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
+	double sep[6], t[6];
+	for (int s = 0; s < 2; ++s)
+		for (int i = 0; i < 3; ++i) {
+			ibVec3 L = ibMat3_Column(s == 0 ? a->R : b->R, i);
+			double r = 0.0;
+			for (int k = 0; k < 3; ++k)
+				r += ha[k] * fabs(ibDot(ibMat3_Column(a->R, k), L)) + hb[k] * fabs(ibDot(ibMat3_Column(b->R, k), L));
+			t[3 * s + i] = ibDot(T, L);
+			sep[3 * s + i] = fabs(t[3 * s + i]) - r;
+		}
+	ib_manifold_box_face_select(a, b, sep, t, tolerance, q);
 }
 
 int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, ibManifold* out)

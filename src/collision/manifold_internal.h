@@ -21,6 +21,10 @@ uint32_t ib_manifold_feature_code(const uint32_t* id, int count, uint32_t salt);
 /* The contact normal of two boxes near a face contact (a face axis instead of the query's normal when
  * within rounding or, penetrating, a much larger box's; see manifold.c). */
 void ib_manifold_box_face_normal(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* q);
+/* Its choice from the face axes' separations sep (A_0..2, B_0..2: |t| - projected radii) and centre
+ * offsets t (dot(pA - pB, axis)). */
+void ib_manifold_box_face_select(const ibConvex* a, const ibConvex* b, const double sep[6], const double t[6],
+                                 double tolerance, ibConvexDistance* q);
 
 /* The projected face feature of a box (4 corners with ids id[], points p[] in the contact plane) as the
  * convex CCW polygon ib_hull2d would make, in place; -1 when the general hull is needed. */
