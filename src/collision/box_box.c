@@ -1,24 +1,25 @@
 /* Contact regions of two boxes (§4.5.1.3, §4.5.2.1; the box-specific path of manifold.c). The steps are
- * those of the general path for a box pair, each done the box way:
- *   1. the separating-axis test on the 15 axes in A's frame through C = A^T B (face axes A_i, B_j; edge
- *      axes A_i x B_j, whose length, projections and centre offset come from C without a cross product;
- *      nearly parallel edges, |A_i x B_j| <= 1e-9, are covered by the face axes): rejection beyond the
- *      tolerance (with the pair's cached axis first), the penetration depth and normal (B -> A), the
- *      witness points (ib_box_box_sat_witness; pointB is the contact plane's origin as in the general
- *      path: the lifts start from that plane);
- *   2. the face-normal choice of the general path (box_face_normal in manifold.c: a much larger box's face
- *      axis, or a face axis within rounding of the depth) from the SAT's own face overlaps;
+ * those of the general path for a box pair, each done the box way but with the general path's arithmetic
+ * wherever it decides or computes a point, so that the region is the general path's
+ * (ib_manifold_build_reference) bit for bit in practice (to rounding guaranteed; keys included):
+ *   1. the separating-axis test on the 15 axes with C = A^T B computed once (face axes A_i, B_j; edge axes
+ *      A_i x B_j; nearly parallel edges, |A_i x B_j| <= 1e-9, are covered by the face axes): rejection
+ *      beyond the tolerance (a cached separating face axis first, from its row of C only), the penetration
+ *      depth and normal (B -> A), the witness points (ib_box_box_sat_witness; pointB is the contact
+ *      plane's origin as in the general path: the lifts start from that plane, and the nudge of points
+ *      near the side of a box seen nearly edge-on depends on where they start);
+ *   2. the face-normal choice of the general path (ib_manifold_box_face_select) from the face axes'
+ *      separations, with C for the dot products across the two frames;
  *   3. the support features: the corners within the height band along -n (A) and +n (B);
  *   4. their projections into the contact plane (face: the 4 corners in polygon order, edge: a segment,
  *      vertex) and the planar region: Sutherland–Hodgman of the two faces, a segment clipped by a face,
  *      two segments overlapping or crossing (clip.c, with the general path's feature keys);
- *   5. every region vertex lifted onto both boxes along n (line-box intersection), kept when the pair's
- *      separation there is <= tolerance; the deepest single point when no vertex is as deep; the
- *      area-greedy reduction.
- * So the region is the general path's (ib_manifold_build_reference) to rounding, keys included. Pairs
- * apart by less than the tolerance (their distance needs GJK) and features that need the general 2-D hull
- * (3 corners, a face seen edge-on or thinner than the hull's sliver width) go to the general path (-1).
- * [IMPL] (the dissertation's SOLID-based regions have no box special case). */
+ *   5. every region vertex lifted onto both boxes along n (line-box slabs), kept when the pair's
+ *      separation there is <= tolerance; the deepest single point when no vertex is as deep (for a vertex
+ *      feature only along the witness and vertex lines); the area-greedy reduction.
+ * Pairs apart by less than the tolerance (their distance needs GJK) and features that need the general 2-D
+ * hull (3 corners, a face seen edge-on or thinner than the hull's sliver width) go to the general path
+ * (-1). [IMPL] (the dissertation's SOLID-based regions have no box special case). */
 #include <math.h>
 
 #include "collision/manifold_internal.h"
@@ -152,7 +153,6 @@ typedef struct Feature {
 	ibVec3 p[8];
 	uint32_t id[8];
 	ibVec3 dl;      /* the direction in the box's frame */
-	double inv[3];  /* 1 / its components (0 where |component| <= 1e-300) */
 	double eps;     /* the lift's rounding allowance 1e-9 (1 + size) */
 } Feature;
 
@@ -171,9 +171,6 @@ static void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
 	ibVec3 w = {R->m[0][2] * h.z, R->m[1][2] * h.z, R->m[2][2] * h.z};
 	f->count = 0;
 	f->dl = dl;
-	f->inv[0] = fabs(dl.x) > 1e-300 ? 1.0 / dl.x : 0.0;
-	f->inv[1] = fabs(dl.y) > 1e-300 ? 1.0 / dl.y : 0.0;
-	f->inv[2] = fabs(dl.z) > 1e-300 ? 1.0 / dl.z : 0.0;
 	f->eps = 1e-9 * (1.0 + size);
 	const double dx[2] = {-px, px}, dy[2] = {-py, py}, dz[2] = {-pz, pz};
 	const ibVec3 ux[2] = {ibNeg(u), u}, uy[2] = {ibNeg(v), v}, uz[2] = {ibNeg(w), w};
@@ -211,9 +208,8 @@ static int polygon(const Feature* f, ibClipPoint* p, double eps, double width)
 }
 
 /* The line x + s dir (dir = -n for A, n for B) against the box: the contact side's parameter. The box
- * case of ib_feature_lift (ib_box_lift_local: slabs, points near a side moved inside for lines nearly
- * parallel to it, rounding allowed at the boundary) with the reciprocals of the direction once per
- * feature instead of two divisions per slab. */
+ * case of ib_feature_lift (support_feature.c: slabs, points near a side moved inside for lines nearly
+ * parallel to it, rounding allowed at the boundary) with its arithmetic, without the feature struct. */
 static inline bool lift(const ibConvex* c, const Feature* f, ibVec3 x, double* sNear)
 {
 	ibVec3 xl = ib_convex_to_local(c, x);
@@ -226,7 +222,7 @@ static inline bool lift(const ibConvex* c, const Feature* f, ibVec3 x, double* s
 			if (xk > h[k] - nudge && xk <= h[k] + eps) xk = h[k] - nudge;
 			if (xk < -h[k] + nudge && xk >= -h[k] - eps) xk = -h[k] + nudge;
 		}
-		if (f->inv[k] != 0.0) {
+		if (fabs(d[k]) > 1e-300) {
 			double t1 = (-h[k] - xk) / d[k], t2 = (h[k] - xk) / d[k];
 			bool le = t1 <= t2;
 			double l1 = le ? t1 : t2, h1 = le ? t2 : t1;
