@@ -115,11 +115,13 @@ int ib_clip_polygon(const ibClipPoint* subj, int ns, const ibClipPoint* clip, in
 		const uint32_t* ein = edge[cur];
 		ibClipPoint* o = buf[1 - cur];
 		uint32_t* eo = edge[1 - cur];
+		double f[CAP]; /* signed distances to the clip line, inside >= 0 (once per point) */
+		for (int i = 0; i < n; ++i) f[i] = cross3(a, b, in[i]) / len;
 		int m = 0;
-		for (int i = 0; i < n && m < CAP - 2; ++i) {
-			ibClipPoint P = in[(i + n - 1) % n], Q = in[i];
-			uint32_t e = ein[(i + n - 1) % n]; /* edge P -> Q */
-			double fp = cross3(a, b, P) / len, fq = cross3(a, b, Q) / len; /* signed distances, inside >= 0 */
+		for (int i = 0, ip = n - 1; i < n && m < CAP - 2; ip = i++) {
+			ibClipPoint P = in[ip], Q = in[i];
+			uint32_t e = ein[ip]; /* edge P -> Q */
+			double fp = f[ip], fq = f[i];
 			bool pin = fp >= -eps, qin = fq >= -eps;
 			if (pin != qin) {
 				double t = fp / (fp - fq);
@@ -193,22 +195,25 @@ int ib_overlap_segments(const ibClipPoint* a, const ibClipPoint* b, double lat, 
 	uint32_t ea = ib_edge_code(a[0].key, a[1].key), eb = ib_edge_code(b[0].key, b[1].key);
 	/* ends of the overlap on a: an end of a (its vertex code) or of b (b's vertex on a's edge) */
 	double t0 = 0.0, t1 = 1.0;
-	uint32_t k0 = ib_feature_code(13u, a[0].key, eb), k1 = ib_feature_code(13u, a[1].key, eb);
 	double bl = ib_fmin(tb0, tb1), bh = ib_fmax(tb0, tb1);
-	uint32_t kbl = ib_feature_code(13u, tb0 <= tb1 ? b[0].key : b[1].key, ea);
-	uint32_t kbh = ib_feature_code(13u, tb0 <= tb1 ? b[1].key : b[0].key, ea);
-	if (bl > t0) t0 = bl, k0 = kbl;
-	if (bh < t1) t1 = bh, k1 = kbh;
+	bool endB0 = bl > t0, endB1 = bh < t1;
+	if (endB0) t0 = bl;
+	if (endB1) t1 = bh;
 	if (t0 > t1) return 0;
-	out[0] = (ibClipPoint){a[0].x + t0 * ux, a[0].y + t0 * uy, k0};
-	out[1] = (ibClipPoint){a[0].x + t1 * ux, a[0].y + t1 * uy, k1};
+	out[0] = (ibClipPoint){a[0].x + t0 * ux, a[0].y + t0 * uy, 0u};
+	out[1] = (ibClipPoint){a[0].x + t1 * ux, a[0].y + t1 * uy, 0u};
 	bool parallel = true;
 	for (int i = 0; i < 2; ++i) {
 		outB[i] = closest_on(b, out[i]);
-		outB[i].key = out[i].key;
 		parallel = parallel && len2(outB[i].x - out[i].x, outB[i].y - out[i].y) <= lat;
 	}
-	if (parallel) return 2;
+	if (parallel) { /* the keys of the two ends (only here: a crossing has its own) */
+		out[0].key = endB0 ? ib_feature_code(13u, tb0 <= tb1 ? b[0].key : b[1].key, ea) : ib_feature_code(13u, a[0].key, eb);
+		out[1].key = endB1 ? ib_feature_code(13u, tb0 <= tb1 ? b[1].key : b[0].key, ea) : ib_feature_code(13u, a[1].key, eb);
+		outB[0].key = out[0].key;
+		outB[1].key = out[1].key;
+		return 2;
+	}
 	/* crossing edges: the one point where they cross */
 	double vx = b[1].x - b[0].x, vy = b[1].y - b[0].y;
 	double den = ux * vy - uy * vx;

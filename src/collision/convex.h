@@ -3,6 +3,8 @@
 #ifndef IBDYN_SRC_CONVEX_H
 #define IBDYN_SRC_CONVEX_H
 
+#include <string.h>
+
 #include "ibdyn/ibdyn.h"
 
 typedef enum ibConvexType {
@@ -41,6 +43,29 @@ static inline ibConvex ib_convex_make(ibConvexType type, ibVec3 position, ibQuat
 	c.rotation = ibQuatNormalize(rotation);
 	c.R = ibMat3_FromQuat(c.rotation);
 	return c;
+}
+
+/* ib_convex_make in place (*c = ib_convex_make(...) without the temporaries: the copies of the matrix
+ * stall on store forwarding). R as ibMat3_FromQuat computes it. */
+static inline void ib_convex_init(ibConvex* c, ibConvexType type, ibVec3 position, ibQuat rotation)
+{
+	memset(c, 0, sizeof *c);
+	c->type = type;
+	c->position = position;
+	ibQuat q = ibQuatNormalize(rotation);
+	c->rotation = q;
+	double xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
+	double xy = q.x * q.y, yz = q.y * q.z, zx = q.z * q.x;
+	double xw = q.x * q.w, yw = q.y * q.w, zw = q.z * q.w;
+	c->R.m[0][0] = 1.0 - 2.0 * (yy + zz);
+	c->R.m[0][1] = 2.0 * (xy - zw);
+	c->R.m[0][2] = 2.0 * (zx + yw);
+	c->R.m[1][0] = 2.0 * (xy + zw);
+	c->R.m[1][1] = 1.0 - 2.0 * (zz + xx);
+	c->R.m[1][2] = 2.0 * (yz - xw);
+	c->R.m[2][0] = 2.0 * (zx - yw);
+	c->R.m[2][1] = 2.0 * (yz + xw);
+	c->R.m[2][2] = 1.0 - 2.0 * (xx + yy);
 }
 
 /* World-space support point: argmax over the shape of dot(x, dir) (dir need not be unit). */

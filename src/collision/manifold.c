@@ -12,6 +12,7 @@
 
 #include "collision/clip.h"
 #include "collision/collision_world.h"
+#include "collision/manifold_internal.h"
 #include "collision/support_feature.h"
 
 static inline double len2(double x, double y) { return sqrt(x * x + y * y); }
@@ -20,21 +21,20 @@ static inline double len2(double x, double y) { return sqrt(x * x + y * y); }
 #define SALT_B 2u
 #define REGION_CAP (2 * IB_FEATURE_MAX + 8)
 
-/* Height band of the features: tolerance plus the penetration depth up to one more tolerance, so a
- * resting contact that has sunk by up to eps_c keeps the points whose separation is <= eps_c. */
-static double feature_band(double tolerance, double distance)
+static double feature_band(double tolerance, double distance) { return ib_manifold_feature_band(tolerance, distance); }
+
+uint32_t ib_manifold_feature_code(const uint32_t* id, int count, uint32_t salt)
 {
-	double t = ib_fmax(tolerance, 0.0);
-	return t + ib_fmin(ib_fmax(-distance, 0.0), t);
+	if (count == 1) return ib_feature_code(salt, id[0], 0u);
+	uint32_t x = 0u;
+	for (int i = 0; i < count; ++i) x ^= ib_feature_code(salt, id[i], 0u);
+	return ib_feature_code(salt + 100u, x, (uint32_t)count);
 }
 
 /* Order-independent code of a whole feature (for single-point contacts). */
 static uint32_t feature_code_all(const ibSupportFeature* f, uint32_t salt)
 {
-	if (f->count == 1) return ib_feature_code(salt, f->id[0], 0u);
-	uint32_t x = 0u;
-	for (int i = 0; i < f->count; ++i) x ^= ib_feature_code(salt, f->id[i], 0u);
-	return ib_feature_code(salt + 100u, x, (uint32_t)f->count);
+	return ib_manifold_feature_code(f->id, f->count, salt);
 }
 
 static int project(const ibSupportFeature* f, uint32_t salt, ibVec3 o, ibVec3 t1, ibVec3 t2, ibClipPoint* p,
@@ -59,35 +59,41 @@ typedef struct Region {
  * neighbours: two nearly parallel edges of aligned boxes cross at a point that wanders along the
  * edge from step to step; it adds nothing to the support polygon (less than tol) but is one more,
  * nearly redundant, contact point with a feature key that keeps changing. */
-static void drop_collinear(Region* r, double tol)
+void ib_manifold_drop_collinear(ibManifoldPoint* pt, ibClipPoint* xy, double* sep, int* count, double tol)
 {
-	for (int i = 0; r->count > 4 && i < r->count;) {
-		int p = (i + r->count - 1) % r->count, n = (i + 1) % r->count;
-		double ex = r->xy[n].x - r->xy[p].x, ey = r->xy[n].y - r->xy[p].y;
+	int c = *count;
+	for (int i = 0; c > 4 && i < c;) {
+		int p = (i + c - 1) % c, n = (i + 1) % c;
+		double ex = xy[n].x - xy[p].x, ey = xy[n].y - xy[p].y;
 		double l = sqrt(ex * ex + ey * ey);
-		double d = l > 0.0 ? fabs(ex * (r->xy[i].y - r->xy[p].y) - ey * (r->xy[i].x - r->xy[p].x)) / l : 0.0;
+		double d = l > 0.0 ? fabs(ex * (xy[i].y - xy[p].y) - ey * (xy[i].x - xy[p].x)) / l : 0.0;
 		if (!(d < tol)) {
 			++i;
 			continue;
 		}
-		for (int k = i + 1; k < r->count; ++k) {
-			r->pt[k - 1] = r->pt[k];
-			r->xy[k - 1] = r->xy[k];
-			r->sep[k - 1] = r->sep[k];
+		for (int k = i + 1; k < c; ++k) {
+			pt[k - 1] = pt[k];
+			xy[k - 1] = xy[k];
+			sep[k - 1] = sep[k];
 		}
-		--r->count;
+		--c;
 	}
+	*count = c;
 }
 
+static void drop_collinear(Region* r, double tol) { ib_manifold_drop_collinear(r->pt, r->xy, r->sep, &r->count, tol); }
+
 /* Keep the best points of the region in out (reduction when there are too many). */
-static int emit(const Region* r, ibManifold* out)
+int ib_manifold_emit(const ibManifoldPoint* pt, const ibClipPoint* xy, const double* sep, int count, ibManifold* out)
 {
 	int keep[REGION_CAP];
-	int m = ib_reduce_region(r->xy, r->sep, r->count, IB_MANIFOLD_MAX_POINTS, keep);
-	for (int i = 0; i < m; ++i) out->points[i] = r->pt[keep[i]];
+	int m = ib_reduce_region(xy, sep, count, IB_MANIFOLD_MAX_POINTS, keep);
+	for (int i = 0; i < m; ++i) out->points[i] = pt[keep[i]];
 	out->pointCount = m;
 	return m;
 }
+
+static int emit(const Region* r, ibManifold* out) { return ib_manifold_emit(r->pt, r->xy, r->sep, r->count, out); }
 
 static void push(Region* r, ibVec3 pa, ibVec3 pb, double sep, ibClipPoint xy)
 {
@@ -102,11 +108,11 @@ static void push(Region* r, ibVec3 pa, ibVec3 pb, double sep, ibClipPoint xy)
  * corners whose ids, in increasing order, differ in two bits: order 0 1 3 2 around the face), turned
  * counter-clockwise from its smallest (x, y) point like ib_hull2d. Returns the count, or -1 when the general hull is needed (a vertex or an edge,
  * 3 corners, a face so thin or seen so obliquely that ib_hull2d would merge or flatten it). */
-static int box_face_polygon(const ibSupportFeature* f, ibClipPoint* p, double eps, double width)
+int ib_manifold_box_face_polygon(int count, const uint32_t* id, ibClipPoint* p, double eps, double width)
 {
-	if (f->count != 4) return -1;
-	uint32_t x1 = f->id[0] ^ f->id[1], x2 = f->id[0] ^ f->id[2];
-	if ((x1 & (x1 - 1u)) != 0u || (x2 & (x2 - 1u)) != 0u || x1 == x2 || f->id[3] != (f->id[0] ^ x1 ^ x2)) return -1;
+	if (count != 4) return -1;
+	uint32_t x1 = id[0] ^ id[1], x2 = id[0] ^ id[2];
+	if ((x1 & (x1 - 1u)) != 0u || (x2 & (x2 - 1u)) != 0u || x1 == x2 || id[3] != (id[0] ^ x1 ^ x2)) return -1;
 	ibClipPoint q[4] = {p[0], p[1], p[3], p[2]};
 	/* a parallelogram: area and the two edge lengths */
 	double ux = q[1].x - q[0].x, uy = q[1].y - q[0].y, vx = q[3].x - q[0].x, vy = q[3].y - q[0].y;
@@ -140,9 +146,9 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
  * against the ground. So: when they penetrate, the face axis of a much larger box (4 x) if its depth
  * is within half the tolerance of the query's; else any face axis that separates them by the
  * query's distance. */
-static void box_face_normal(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* q)
+void ib_manifold_box_face_select(const ibConvex* a, const ibConvex* b, const double sep[6], const double t[6],
+                                 double tolerance, ibConvexDistance* q)
 {
-	ibVec3 T = ibSub(a->position, b->position);
 	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
 	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
 	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
@@ -153,13 +159,9 @@ static void box_face_normal(const ibConvex* a, const ibConvex* b, double toleran
 	for (int s = 0; s < 2; ++s)
 		for (int i = 0; i < 3; ++i) {
 			ibVec3 L = ibMat3_Column(s == 0 ? a->R : b->R, i);
-			double r = 0.0;
-			for (int k = 0; k < 3; ++k)
-				r += ha[k] * fabs(ibDot(ibMat3_Column(a->R, k), L)) + hb[k] * fabs(ibDot(ibMat3_Column(b->R, k), L));
-			double t = ibDot(T, L), sep = fabs(t) - r;
-			ibVec3 N = t >= 0.0 ? L : ibNeg(L); /* from B to A, like the query's normal */
-			if (sep > best) best = sep, bestN = N;
-			if (s == big && sep > bestBig) bestBig = sep, bigN = N;
+			ibVec3 N = t[3 * s + i] >= 0.0 ? L : ibNeg(L); /* from B to A, like the query's normal */
+			if (sep[3 * s + i] > best) best = sep[3 * s + i], bestN = N;
+			if (s == big && sep[3 * s + i] > bestBig) bestBig = sep[3 * s + i], bigN = N;
 		}
 	double rnd = 1e-9 * scale;
 	/* only a small correction (at most 1e-4 rad, 1e-2 when touching to ~1e-7 of the size): other contacts keep the query's normal */
@@ -176,8 +178,30 @@ static void box_face_normal(const ibConvex* a, const ibConvex* b, double toleran
 	}
 }
 
+void ib_manifold_box_face_normal(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* q)
+{
+	ibVec3 T = ibSub(a->position, b->position);
+	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
+	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
+	double sep[6], t[6];
+	for (int s = 0; s < 2; ++s)
+		for (int i = 0; i < 3; ++i) {
+			ibVec3 L = ibMat3_Column(s == 0 ? a->R : b->R, i);
+			double r = 0.0;
+			for (int k = 0; k < 3; ++k)
+				r += ha[k] * fabs(ibDot(ibMat3_Column(a->R, k), L)) + hb[k] * fabs(ibDot(ibMat3_Column(b->R, k), L));
+			t[3 * s + i] = ibDot(T, L);
+			sep[3 * s + i] = fabs(t[3 * s + i]) - r;
+		}
+	ib_manifold_box_face_select(a, b, sep, t, tolerance, q);
+}
+
 int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, ibManifold* out)
 {
+	if (a->type == IB_CONVEX_BOX && b->type == IB_CONVEX_BOX) { /* the box-box path (box_box.c) */
+		int k = ib_box_box_manifold(a, b, tolerance, cache ? &cache->satAxis : NULL, out);
+		if (k >= 0) return k;
+	}
 	return manifold_build(a, b, tolerance, cache, true, out);
 }
 
@@ -198,7 +222,7 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
 		int sat = ib_collide_box_box_sat_cached(a, b, ib_fmax(tolerance, 0.0), cache ? &cache->satAxis : NULL, &q);
 		if (sat < 0) return 0;
 		if (sat == 0) q = ib_convex_query_gjk(a, b, true, cache);
-		box_face_normal(a, b, ib_fmax(tolerance, 0.0), &q);
+		ib_manifold_box_face_normal(a, b, ib_fmax(tolerance, 0.0), &q);
 	} else {
 		q = ib_convex_query(a, b, cache);
 	}
@@ -220,8 +244,8 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
 	double eps = 1e-9 * scale;
 	/* slivers narrower than 1e-6 x size (e.g. a cylinder side plus a rim sample next to it) are
 	 * segments: clipping against them would be ill-conditioned */
-	int fa4 = boxFaces && a->type == IB_CONVEX_BOX ? box_face_polygon(&fa, pa, eps, 1e-6 * scale) : -1;
-	int fb4 = boxFaces && b->type == IB_CONVEX_BOX ? box_face_polygon(&fb, pb, eps, 1e-6 * scale) : -1;
+	int fa4 = boxFaces && a->type == IB_CONVEX_BOX ? ib_manifold_box_face_polygon(fa.count, fa.id, pa, eps, 1e-6 * scale) : -1;
+	int fb4 = boxFaces && b->type == IB_CONVEX_BOX ? ib_manifold_box_face_polygon(fb.count, fb.id, pb, eps, 1e-6 * scale) : -1;
 	na = fa4 > 0 ? fa4 : ib_hull2d(pa, na, eps, 1e-6 * scale);
 	nb = fb4 > 0 ? fb4 : ib_hull2d(pb, nb, eps, 1e-6 * scale);
 

@@ -40,30 +40,30 @@ bool ib_shape_convex_at(const ibShape* s, ibVec3 p, ibQuat q, ibConvex* out)
 {
 	switch (s->type) {
 	case IB_SHAPE_SPHERE:
-		*out = ib_convex_make(IB_CONVEX_SPHERE, p, q);
+		ib_convex_init(out, IB_CONVEX_SPHERE, p, q);
 		out->radius = s->g.sphere.radius;
 		return true;
 	case IB_SHAPE_BOX:
-		*out = ib_convex_make(IB_CONVEX_BOX, p, q);
+		ib_convex_init(out, IB_CONVEX_BOX, p, q);
 		out->halfExtents = s->g.box.halfExtents;
 		return true;
 	case IB_SHAPE_CAPSULE:
-		*out = ib_convex_make(IB_CONVEX_CAPSULE, p, q);
+		ib_convex_init(out, IB_CONVEX_CAPSULE, p, q);
 		out->radius = s->g.capsule.radius;
 		out->halfLength = s->g.capsule.halfLength;
 		return true;
 	case IB_SHAPE_CYLINDER:
-		*out = ib_convex_make(IB_CONVEX_CYLINDER, p, q);
+		ib_convex_init(out, IB_CONVEX_CYLINDER, p, q);
 		out->radius = s->g.cylinder.radius;
 		out->halfLength = s->g.cylinder.halfLength;
 		return true;
 	case IB_SHAPE_MESH: /* closed mesh: collides as the convex hull of its vertices */
-		*out = ib_convex_make(IB_CONVEX_HULL, p, q);
+		ib_convex_init(out, IB_CONVEX_HULL, p, q);
 		out->vertices = s->meshVertices;
 		out->vertexCount = s->meshVertexCount;
 		return true;
 	case IB_SHAPE_HULL:
-		*out = ib_convex_make(IB_CONVEX_HULL, p, q);
+		ib_convex_init(out, IB_CONVEX_HULL, p, q);
 		out->hull = &s->hull->view;
 		out->vertices = s->hull->view.vertices;
 		out->vertexCount = s->hull->view.vertexCount;

@@ -1,0 +1,370 @@
+/* Contact regions of two boxes (§4.5.1.3, §4.5.2.1; the box-specific path of manifold.c). The steps are
+ * those of the general path for a box pair, each done the box way but with the general path's arithmetic
+ * wherever it decides or computes a point, so that the region is the general path's
+ * (ib_manifold_build_reference) bit for bit in practice (to rounding guaranteed; keys included):
+ *   1. the separating-axis test on the 15 axes with C = A^T B computed once (face axes A_i, B_j; edge axes
+ *      A_i x B_j; nearly parallel edges, |A_i x B_j| <= 1e-9, are covered by the face axes): rejection
+ *      beyond the tolerance (a cached separating face axis first, from its row of C only), the penetration
+ *      depth and normal (B -> A), the witness points (ib_box_box_sat_witness; pointB is the contact
+ *      plane's origin as in the general path: the lifts start from that plane, and the nudge of points
+ *      near the side of a box seen nearly edge-on depends on where they start);
+ *   2. the face-normal choice of the general path (ib_manifold_box_face_select) from the face axes'
+ *      separations, with C for the dot products across the two frames;
+ *   3. the support features: the corners within the height band along -n (A) and +n (B);
+ *   4. their projections into the contact plane (face: the 4 corners in polygon order, edge: a segment,
+ *      vertex) and the planar region: Sutherland–Hodgman of the two faces, a segment clipped by a face,
+ *      two segments overlapping or crossing (clip.c, with the general path's feature keys);
+ *   5. every region vertex lifted onto both boxes along n (line-box slabs), kept when the pair's
+ *      separation there is <= tolerance; the deepest single point when no vertex is as deep (for a vertex
+ *      feature only along the witness and vertex lines); the area-greedy reduction.
+ * Pairs apart by less than the tolerance (their distance needs GJK) and features that need the general 2-D
+ * hull (3 corners, a face seen edge-on or thinner than the hull's sliver width) go to the general path
+ * (-1). [IMPL] (the dissertation's SOLID-based regions have no box special case). */
+#include <math.h>
+
+#include "collision/manifold_internal.h"
+
+#define SALT_A 1u
+#define SALT_B 2u
+#define CAP 24 /* region vertices: at most 8 from two quadrilaterals, + the deepest point */
+
+static inline double len2(double x, double y) { return sqrt(x * x + y * y); }
+
+/* ---- 1. separating axes ----------------------------------------------------------------------- */
+
+typedef struct Sat {
+	double C[3][3], X[3][3], tA[3], tB[3]; /* C[i][j] = A_i . B_j, X = |C|, T = pA - pB in both frames */
+	double faceOv[6];                      /* overlaps of the face axes A_0..2, B_0..2 */
+} Sat;
+
+static const int NX[3] = {1, 2, 0}, PV[3] = {2, 0, 1}; /* (i + 1) % 3, (i + 2) % 3 */
+
+static inline __attribute__((always_inline)) double face_overlap(const Sat* s, const double ha[3], const double hb[3],
+                                                                 int k)
+{
+	if (k < 3) return ha[k] + (hb[0] * s->X[k][0] + hb[1] * s->X[k][1] + hb[2] * s->X[k][2]) - fabs(s->tA[k]);
+	int j = k - 3;
+	return (ha[0] * s->X[0][j] + ha[1] * s->X[1][j] + ha[2] * s->X[2][j]) + hb[j] - fabs(s->tB[j]);
+}
+
+/* Overlap along the edge axis A_i x B_j (t: the centre offset along it, r: the two radii) with the
+ * arithmetic of the general path's search (sat_search in collide_special.c), so that its decisions are
+ * the same; false for nearly parallel edges (no axis). */
+static inline __attribute__((always_inline)) bool edge_overlap(const ibConvex* a, const ibConvex* b, const Sat* s,
+                                                               const double ha[3], const double hb[3], int i, int j,
+                                                               double* ov, double* t, double* r)
+{
+	int i1 = NX[i], i2 = PV[i], j1 = NX[j], j2 = PV[j];
+	ibVec3 L = ibCross(ibMat3_Column(a->R, i), ibMat3_Column(b->R, j));
+	double l = ibLength(L);
+	if (!(l > 1e-9)) return false; /* parallel edges: covered by the face axes */
+	double inv = 1.0 / l;
+	double ra = (ha[i1] * s->X[i2][j] + ha[i2] * s->X[i1][j]) * inv;
+	double rb = (hb[j1] * s->X[i][j2] + hb[j2] * s->X[i][j1]) * inv;
+	*t = ibDot(ibSub(a->position, b->position), L) * inv;
+	*r = ra + rb;
+	*ov = ra + rb - fabs(*t);
+	return true;
+}
+
+/* The search of ib_box_box_sat_search (same decisions: rejection beyond the tolerance, with the cached
+ * axis (1 + code: 0..5 faces A_0..2, B_0..2, 6 + 3 i + j edges) first; apart; face axes preferred on
+ * near ties) with st filled on 1. */
+static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], const double hb[3], double tolerance,
+                      int* axis, Sat* s, ibBoxSat* st)
+{
+	const ibMat3 *RA = &a->R, *RB = &b->R;
+	ibVec3 T = ibSub(a->position, b->position);
+	if (axis && *axis >= 1 && *axis <= 6) { /* a cached face axis first, from its row / column of C only */
+		int k = (*axis - 1) % 3;
+		const ibMat3 *R1 = *axis <= 3 ? RA : RB, *R2 = *axis <= 3 ? RB : RA;
+		const double *h1 = *axis <= 3 ? ha : hb, *h2 = *axis <= 3 ? hb : ha;
+		double r = 0.0;
+		for (int j = 0; j < 3; ++j)
+			r += h2[j] * fabs(R1->m[0][k] * R2->m[0][j] + R1->m[1][k] * R2->m[1][j] + R1->m[2][k] * R2->m[2][j]);
+		double t = T.x * R1->m[0][k] + T.y * R1->m[1][k] + T.z * R1->m[2][k];
+		if (h1[k] + r - fabs(t) < -tolerance) return -1;
+	}
+	for (int i = 0; i < 3; ++i) {
+		s->tA[i] = T.x * RA->m[0][i] + T.y * RA->m[1][i] + T.z * RA->m[2][i];
+		s->tB[i] = T.x * RB->m[0][i] + T.y * RB->m[1][i] + T.z * RB->m[2][i];
+		for (int j = 0; j < 3; ++j) {
+			s->C[i][j] = RA->m[0][i] * RB->m[0][j] + RA->m[1][i] * RB->m[1][j] + RA->m[2][i] * RB->m[2][j];
+			s->X[i][j] = fabs(s->C[i][j]);
+		}
+	}
+	double ov, t, r;
+	if (axis && *axis >= 7 && *axis <= 15) { /* a cached edge axis */
+		int k = *axis - 7;
+		if (edge_overlap(a, b, s, ha, hb, k / 3, k % 3, &ov, &t, &r) && ov < -tolerance) return -1;
+	}
+	bool apart = false;
+	double best = INFINITY, bestFace = INFINITY, bestEdge = INFINITY, bestEdgeT = 0.0;
+	int bestKind = -1, bestFaceK = 0, bestEdgeK = 6;
+	for (int k = 0; k < 6; ++k) {
+		ov = s->faceOv[k] = face_overlap(s, ha, hb, k);
+		if (ov < -tolerance) { /* separated by more than the tolerance */
+			if (axis) *axis = k + 1;
+			return -1;
+		}
+		if (ov < 0.0) apart = true;
+		if (!apart && ov < bestFace) bestFace = ov, bestFaceK = k;
+	}
+	if (!apart) best = bestFace, bestKind = bestFaceK / 3;
+	for (int i = 0; i < 3; ++i)
+		for (int j = 0; j < 3; ++j) {
+			if (!edge_overlap(a, b, s, ha, hb, i, j, &ov, &t, &r)) continue;
+			if (ov < -tolerance) {
+				if (axis) *axis = 7 + 3 * i + j;
+				return -1;
+			}
+			if (ov < 0.0) apart = true;
+			if (apart) continue;
+			if (ov < bestEdge) bestEdge = ov, bestEdgeK = 6 + 3 * i + j, bestEdgeT = t;
+			/* prefer face axes on (near) ties: edge axes must be strictly better */
+			if (ov < best - 1e-12 * r) best = ov, bestKind = 2;
+		}
+	if (axis) *axis = 0;
+	if (apart) return 0;
+	st->bestKind = bestKind;
+	st->faceKind = bestFaceK / 3;
+	st->faceI = bestFaceK % 3;
+	st->edgeI = (bestEdgeK - 6) / 3;
+	st->edgeJ = (bestEdgeK - 6) % 3;
+	st->faceOverlap = bestFace;
+	st->edgeOverlap = bestEdge;
+	ibVec3 L = ibMat3_Column(bestFaceK < 3 ? *RA : *RB, bestFaceK % 3);
+	st->faceNormal = (bestFaceK < 3 ? s->tA[bestFaceK] : s->tB[bestFaceK - 3]) >= 0.0 ? L : ibNeg(L);
+	st->edgeNormal = IB_VEC3_ZERO;
+	if (bestEdge < INFINITY) {
+		L = ibCross(ibMat3_Column(*RA, st->edgeI), ibMat3_Column(*RB, st->edgeJ));
+		L = ibScale(1.0 / ibLength(L), L);
+		st->edgeNormal = bestEdgeT >= 0.0 ? L : ibNeg(L);
+	}
+	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
+	st->edgeOk = bestEdge <= bestFace + 1e-9 * scale;
+	return 1;
+}
+
+/* ---- 3.-5. features, region, lifts ------------------------------------------------------------ */
+
+typedef struct Feature {
+	int count;
+	ibVec3 p[8];
+	uint32_t id[8];
+	ibVec3 dl;      /* the direction in the box's frame */
+	double eps;     /* the lift's rounding allowance 1e-9 (1 + size) */
+} Feature;
+
+/* The box case of ib_support_feature: the corners within band of the support height along dir (world
+ * corners p + R x as ib_convex_to_world sums them: R x = (+-R_0 h_x) + (+-R_1 h_y) + (+-R_2 h_z)). */
+static void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
+{
+	ibVec3 h = c->halfExtents, dl = ibMat3_MulTV(c->R, dir);
+	double size = ibLength(h);
+	band = ib_fmax(band, 0.0) + 1e-12 * (1.0 + size);
+	double top = fabs(dl.x) * h.x + fabs(dl.y) * h.y + fabs(dl.z) * h.z;
+	double px = h.x * dl.x, py = h.y * dl.y, pz = h.z * dl.z, low = top - band;
+	const ibMat3* R = &c->R;
+	ibVec3 u = {R->m[0][0] * h.x, R->m[1][0] * h.x, R->m[2][0] * h.x};
+	ibVec3 v = {R->m[0][1] * h.y, R->m[1][1] * h.y, R->m[2][1] * h.y};
+	ibVec3 w = {R->m[0][2] * h.z, R->m[1][2] * h.z, R->m[2][2] * h.z};
+	f->count = 0;
+	f->dl = dl;
+	f->eps = 1e-9 * (1.0 + size);
+	const double dx[2] = {-px, px}, dy[2] = {-py, py}, dz[2] = {-pz, pz};
+	const ibVec3 ux[2] = {ibNeg(u), u}, uy[2] = {ibNeg(v), v}, uz[2] = {ibNeg(w), w};
+	for (uint32_t k = 0; k < 8; ++k) {
+		uint32_t i = k & 1u, j = (k >> 1) & 1u, l = k >> 2;
+		if (dx[i] + dy[j] + dz[l] < low) continue;
+		f->p[f->count] = ibAdd(c->position, ibAdd(ibAdd(ux[i], uy[j]), uz[l]));
+		f->id[f->count++] = k;
+	}
+}
+
+/* Projection into the contact plane (origin o, axes t1, t2) as a point (1), segment (2) or CCW polygon
+ * (4), as ib_hull2d would make it; -1 when the general hull is needed. */
+static int project(const Feature* f, uint32_t salt, ibVec3 o, ibVec3 t1, ibVec3 t2, ibClipPoint* p, double* scale)
+{
+	for (int i = 0; i < f->count; ++i) {
+		ibVec3 r = ibSub(f->p[i], o);
+		p[i] = (ibClipPoint){ibDot(r, t1), ibDot(r, t2), ib_feature_code(salt, f->id[i], 0u)};
+		*scale = ib_fmax(*scale, ib_fmax(fabs(p[i].x), fabs(p[i].y)));
+	}
+	return f->count;
+}
+
+static int polygon(const Feature* f, ibClipPoint* p, double eps, double width)
+{
+	if (f->count == 4) return ib_manifold_box_face_polygon(4, f->id, p, eps, width);
+	if (f->count != 2) return f->count == 1 ? 1 : -1;
+	/* ib_hull2d of two points: sorted by (x, y), merged when within eps */
+	if (p[1].x < p[0].x || (p[1].x == p[0].x && p[1].y < p[0].y)) {
+		ibClipPoint t = p[0];
+		p[0] = p[1];
+		p[1] = t;
+	}
+	return len2(p[1].x - p[0].x, p[1].y - p[0].y) <= eps ? 1 : 2;
+}
+
+/* The line x + s dir (dir = -n for A, n for B) against the box: the contact side's parameter. The box
+ * case of ib_feature_lift (support_feature.c: slabs, points near a side moved inside for lines nearly
+ * parallel to it, rounding allowed at the boundary) with its arithmetic, without the feature struct. */
+static inline bool lift(const ibConvex* c, const Feature* f, ibVec3 x, double* sNear)
+{
+	ibVec3 xl = ib_convex_to_local(c, x);
+	const double xs[3] = {xl.x, xl.y, xl.z}, d[3] = {f->dl.x, f->dl.y, f->dl.z};
+	const double h[3] = {c->halfExtents.x, c->halfExtents.y, c->halfExtents.z};
+	double lo = -INFINITY, hi = INFINITY, eps = f->eps, nudge = 1e3 * eps;
+	for (int k = 0; k < 3; ++k) {
+		double xk = xs[k];
+		if (fabs(d[k]) < 1e-2 && h[k] > 2.0 * nudge) {
+			if (xk > h[k] - nudge && xk <= h[k] + eps) xk = h[k] - nudge;
+			if (xk < -h[k] + nudge && xk >= -h[k] - eps) xk = -h[k] + nudge;
+		}
+		if (fabs(d[k]) > 1e-300) {
+			double t1 = (-h[k] - xk) / d[k], t2 = (h[k] - xk) / d[k];
+			bool le = t1 <= t2;
+			double l1 = le ? t1 : t2, h1 = le ? t2 : t1;
+			lo = l1 > lo ? l1 : lo;
+			hi = h1 < hi ? h1 : hi;
+		} else if (fabs(xk) > h[k]) {
+			return false;
+		}
+	}
+	if (lo > hi && lo - hi > eps) return false; /* the line passes beside the box */
+	*sNear = hi;
+	return true;
+}
+
+typedef struct Region {
+	int count;
+	ibManifoldPoint pt[CAP];
+	ibClipPoint xy[CAP];
+	double sep[CAP];
+} Region;
+
+static void push(Region* r, ibVec3 pa, ibVec3 pb, double sep, ibClipPoint xy)
+{
+	if (r->count >= CAP) return;
+	r->pt[r->count] = (ibManifoldPoint){pa, pb, sep, xy.key};
+	r->xy[r->count] = xy;
+	r->sep[r->count] = sep;
+	++r->count;
+}
+
+int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, int* satAxis, ibManifold* out)
+{
+	out->pointCount = 0;
+	double tol0 = ib_fmax(tolerance, 0.0);
+	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
+	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
+	Sat s;
+	ibBoxSat st;
+	int r = sat_search(a, b, ha, hb, tol0, satAxis, &s, &st);
+	if (r < 0) return 0;
+	if (r == 0) return -1; /* apart by at most the tolerance: the exact distance by GJK (general path) */
+	/* the witness points: they decide between an edge axis and the face axis, and pointB is the origin of
+	 * the contact plane, whose height along n the lifts start from (the nudge of points near a side of a
+	 * box seen nearly edge-on depends on it) */
+	ibConvexDistance q;
+	ib_box_box_sat_witness(a, b, &st, &q);
+	/* the face-normal choice of the general path from the separations of the face axes, summed as there:
+	 * dot(B_k, A_i) = C[i][k] and dot(A_k, B_i) = C[k][i] bit for bit, the frames' own dot products apart */
+	double sepF[6], tf[6];
+	for (int side = 0; side < 2; ++side) {
+		const ibMat3* R = side == 0 ? &a->R : &b->R;
+		for (int i = 0; i < 3; ++i) {
+			ibVec3 L = ibMat3_Column(*R, i);
+			double rr = 0.0;
+			for (int k = 0; k < 3; ++k) {
+				double own = fabs(ibDot(ibMat3_Column(*R, k), L)), other = side == 0 ? s.X[i][k] : s.X[k][i];
+				rr += side == 0 ? ha[k] * own + hb[k] * other : ha[k] * other + hb[k] * own;
+			}
+			tf[3 * side + i] = side == 0 ? s.tA[i] : s.tB[i];
+			sepF[3 * side + i] = fabs(tf[3 * side + i]) - rr;
+		}
+	}
+	ib_manifold_box_face_select(a, b, sepF, tf, tol0, &q);
+	if (!(q.distance <= tolerance)) return 0;
+	ibVec3 n = q.normal, dA = ibNeg(n);
+	out->normal = n;
+	double band = ib_manifold_feature_band(tolerance, q.distance);
+	Feature fa, fb;
+	box_feature(a, dA, band, &fa);
+	box_feature(b, n, band, &fb);
+	ibVec3 o = q.pointB;
+	ibVec3 t1 = ibPerpendicular(n), t2 = ibCross(n, t1);
+	ibClipPoint pa[8], pb[8], clip[CAP], segB[2];
+	double scale = 1.0;
+	project(&fa, SALT_A, o, t1, t2, pa, &scale);
+	project(&fb, SALT_B, o, t1, t2, pb, &scale);
+	double eps = 1e-9 * scale;
+	int na = polygon(&fa, pa, eps, 1e-6 * scale), nb = polygon(&fb, pb, eps, 1e-6 * scale);
+	if (na < 0 || nb < 0) return -1;
+
+	/* the planar region: clip[] on A's side, partner points on B's side where they differ */
+	int nc = 0;
+	const ibClipPoint* onB = clip;
+	if (na == 2 && nb == 2) {
+		nc = ib_overlap_segments(pa, pb, tol0 + eps, clip, segB);
+		onB = segB;
+	} else if (na == 2 && nb == 4) {
+		nc = ib_clip_segment(pa, pb, nb, eps, clip);
+	} else if (nb == 2 && na == 4) {
+		nc = ib_clip_segment(pb, pa, na, eps, clip);
+	} else if (na == 4 && nb == 4) {
+		nc = ib_clip_polygon(pa, na, pb, nb, eps, clip);
+	}
+	Region reg;
+	reg.count = 0;
+	double minSep = INFINITY;
+	for (int i = 0; i < nc; ++i) {
+		ibVec3 xa = ibAdd(o, ibAdd(ibScale(clip[i].x, t1), ibScale(clip[i].y, t2)));
+		ibVec3 xb = onB == clip ? xa : ibAdd(o, ibAdd(ibScale(onB[i].x, t1), ibScale(onB[i].y, t2)));
+		double nearA, nearB;
+		if (!lift(a, &fa, xa, &nearA) || !lift(b, &fb, xb, &nearB)) continue;
+		ibVec3 pA = ibMulAdd(xa, nearA, dA), pB = ibMulAdd(xb, nearB, n);
+		double sep = ibDot(ibSub(pA, pB), n);
+		double lateral = ibLength(ibMulAdd(ibSub(pA, pB), -sep, n));
+		if (!(sep <= tolerance) || len2(ib_fmax(sep, 0.0), lateral) > tol0 + eps) continue;
+		push(&reg, pA, pB, sep, clip[i]);
+		minSep = ib_fmin(minSep, sep);
+	}
+	if (nc > 4) ib_manifold_drop_collinear(reg.pt, reg.xy, reg.sep, &reg.count, tol0);
+	/* the deepest pair when no region vertex is as deep (a vertex feature): the deepest of the lines along
+	 * n through the witness points and the features' vertices, lifted onto both boxes */
+	if (reg.count == 0 || q.distance < minSep - 1e-9 * scale) {
+		uint32_t key = ib_feature_code(3u, ib_manifold_feature_code(fa.id, fa.count, SALT_A),
+		                               ib_manifold_feature_code(fb.id, fb.count, SALT_B));
+		ibVec3 cand[2 + 16];
+		int ncand = 0;
+		bool vertex = nc == 0 && (na == 1 || nb == 1);
+		cand[ncand++] = q.pointA;
+		cand[ncand++] = q.pointB;
+		/* a vertex against a face or an edge: the deepest line is the vertex's (the witness line; the
+		 * other feature is flat across n): the other feature's vertices, candidates of the general path
+		 * too, are not deeper */
+		for (int k = 0; k < nb && (!vertex || nb == 1); ++k)
+			cand[ncand++] = ibAdd(o, ibAdd(ibScale(pb[k].x, t1), ibScale(pb[k].y, t2)));
+		for (int k = 0; k < na && (!vertex || na == 1); ++k)
+			cand[ncand++] = ibAdd(o, ibAdd(ibScale(pa[k].x, t1), ibScale(pa[k].y, t2)));
+		ibVec3 pA = q.pointA, pB = q.pointB;
+		ibVec3 rr = ibSub(q.pointA, o);
+		ibClipPoint xy = {ibDot(rr, t1), ibDot(rr, t2), key};
+		double best = INFINITY;
+		for (int k = 0; k < ncand; ++k) {
+			double nearA, nearB;
+			if (!lift(a, &fa, cand[k], &nearA) || !lift(b, &fb, cand[k], &nearB)) continue;
+			ibVec3 la = ibMulAdd(cand[k], nearA, dA), lb = ibMulAdd(cand[k], nearB, n);
+			double sep = ibDot(ibSub(la, lb), n);
+			if (sep <= tolerance && sep < best) {
+				best = sep, pA = la, pB = lb;
+				ibVec3 rc = ibSub(cand[k], o);
+				xy.x = ibDot(rc, t1), xy.y = ibDot(rc, t2);
+			}
+		}
+		push(&reg, pA, pB, ibDot(ibSub(pA, pB), n), xy);
+	}
+	return ib_manifold_emit(reg.pt, reg.xy, reg.sep, reg.count, out);
+}

@@ -1,0 +1,46 @@
+/* Pieces of the contact regions (manifold.c) shared with the box-box path (box_box.c). Internal. */
+#ifndef IBDYN_SRC_MANIFOLD_INTERNAL_H
+#define IBDYN_SRC_MANIFOLD_INTERNAL_H
+
+#include <stdint.h>
+
+#include "collision/clip.h"
+#include "collision/collision_world.h"
+
+/* Height band of the support features: tolerance plus the penetration depth up to one more tolerance,
+ * so a resting contact that has sunk by up to eps_c keeps the points whose separation is <= eps_c. */
+static inline double ib_manifold_feature_band(double tolerance, double distance)
+{
+	double t = ib_fmax(tolerance, 0.0);
+	return t + ib_fmin(ib_fmax(-distance, 0.0), t);
+}
+
+/* Order-independent code of a whole feature (vertex ids id[0..count)) for single-point contacts. */
+uint32_t ib_manifold_feature_code(const uint32_t* id, int count, uint32_t salt);
+
+/* The contact normal of two boxes near a face contact (a face axis instead of the query's normal when
+ * within rounding or, penetrating, a much larger box's; see manifold.c). */
+void ib_manifold_box_face_normal(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* q);
+/* Its choice from the face axes' separations sep (A_0..2, B_0..2: |t| - projected radii) and centre
+ * offsets t (dot(pA - pB, axis)). */
+void ib_manifold_box_face_select(const ibConvex* a, const ibConvex* b, const double sep[6], const double t[6],
+                                 double tolerance, ibConvexDistance* q);
+
+/* The projected face feature of a box (4 corners with ids id[], points p[] in the contact plane) as the
+ * convex CCW polygon ib_hull2d would make, in place; -1 when the general hull is needed. */
+int ib_manifold_box_face_polygon(int count, const uint32_t* id, ibClipPoint* p, double eps, double width);
+
+/* Region vertices (points pt, plane coordinates xy, separations sep; *count of them, in polygon order):
+ * drop those within tol of the line through their neighbours while more than 4 remain. */
+void ib_manifold_drop_collinear(ibManifoldPoint* pt, ibClipPoint* xy, double* sep, int* count, double tol);
+
+/* The reduced region (at most IB_MANIFOLD_MAX_POINTS of the count points) into out; returns the count. */
+int ib_manifold_emit(const ibManifoldPoint* pt, const ibClipPoint* xy, const double* sep, int count, ibManifold* out);
+
+/* box_box.c: the contact region of two boxes with the box-specific path (the general path's contact
+ * region within rounding: normal, points, separations, feature keys). satAxis: the pair's cached
+ * separating axis (ibGjkCache.satAxis, may be NULL). Returns the point count, or -1 when the pair needs
+ * the general path (apart by less than the tolerance: GJK distance; features that need the 2-D hull). */
+int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, int* satAxis, ibManifold* out);
+
+#endif
