@@ -69,7 +69,7 @@ typedef struct ibContactSettings {
 	                                   *   contacts as 6-dof blocks) gives their starting impulses (default true; not
 	                                   *   used while joints or soft bodies exist; docs/contacts.md) */
 	bool warmStart;                   /**< start the contact-joint loops from the previous step's impulses of the same
-	                                   *   points (matched by shapes and feature key; default false, docs/contacts.md) */
+	                                   *   points (matched by shapes and feature key; default true, docs/contacts.md) */
 } ibContactSettings;
 
 /** Sleeping of resting islands (docs/contacts.md, "Sleeping"). An island is a set of dynamic bodies
