@@ -194,7 +194,7 @@ int ib_contact_patch_loads(const ibContactRow* g, const ibPatchGeom* pg, ibVec3 
 
 bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, int m, double tol, bool* moved)
 {
-	if (m < 3 || m > IB_CONTACT_PATCH_MAX || !cs->patchL) return false;
+	if (m < 3 || m > IB_CONTACT_PATCH_MAX || !cs->patchL || (g - cs->pts) + m > cs->count) return false;
 	for (int i = 0; i < m; ++i)
 		if (g[i].kind != IB_CONTACT_RESTING || !g[i].sticking || !(g[i].mus > 0.0) || g[i].frozen) return false;
 	const ibBody* x = &w->bodies[g[0].b1];

@@ -200,6 +200,8 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 			ref = &cs->pts[first];
 			ibContactRow* c = &cs->pts[cs->count];
 			*c = *ref; /* bodies, shapes, materials */
+			c->gIdx = 0; /* a point of its own, not of ref's manifold group (contact_patch.c) */
+			c->gCount = 1;
 			c->a = mp->pointA;
 			c->b = mp->pointB;
 			c->n = n;
