@@ -6,7 +6,7 @@
  * sweeps of a loop, the resting points are gathered into blocks: a face contact whose points all
  * stick becomes one 6-dof block (the wrench (F, M) about its centre c against the relative twist at
  * c, as a temporary fixed joint, contact_patch.c), another sticking point a 3-dof block (a ball
- * joint), any other point a 1-dof normal block. With G_k the blocks' Jacobians and A = G M^-1 G^T,
+ * joint), a frictionless point a 1-dof normal block; sliding points stay with the sweeps. With G_k the blocks' Jacobians and A = G M^-1 G^T,
  * the loop solves
  *   position (at t0):  h A dl = -e(l),  e = predicted errors at t0+h (gaps, static-friction offsets;
  *                      of a face block their least-squares rigid fit: offset d at c and rotation theta)
@@ -46,6 +46,8 @@ typedef struct DBlock {
 	double W[2][36]; /* rows of M^-1 G^T per side */
 	ibVec3 e[3];     /* the rows' directions: n, t1, t2 (forces; a face's moments likewise) */
 	double lam[6];   /* impulses of the direct solve so far, in the frame e */
+	double N[IB_CONTACT_PATCH_MAX]; /* the points' loads after the pass (demote), applied by distribute */
+	ibVec3 T[IB_CONTACT_PATCH_MAX];
 } DBlock;
 
 typedef struct ibContactDirect {
@@ -104,14 +106,10 @@ static ibContactDirect* direct_of(ibWorld* w, ibContactStore* cs, int slot)
 	ibContactDirect* D = ib_alloc(w, sizeof *D);
 	if (!D) return NULL;
 	memset(D, 0, sizeof *D);
-	if (!cholmod_start(&D->cc)) {
+	if (!ib_cholmod_start(&D->cc)) {
 		ib_free(w, D, sizeof *D);
 		return NULL;
 	}
-	D->cc.print = 0;
-	D->cc.nmethods = 1;
-	D->cc.method[0].ordering = CHOLMOD_AMD;
-	D->cc.postorder = 1;
 	D->cc.supernodal = CHOLMOD_SIMPLICIAL; /* no BLAS or OpenMP threads for these small, sparse factors */
 	cs->direct[slot] = D;
 	return D;
@@ -307,7 +305,7 @@ static bool build_pattern(ibWorld* w, ibContactDirect* D)
 	if (nnz > INT32_MAX / 2 || nnz > DIR_MAX_COLUMN * (int64_t)D->m) return false;
 	if (!grow_i(w, &D->Ap, &D->ApCap, D->m + 1) || !grow_i(w, &D->Ai, &D->AiCap, (int32_t)nnz + 1) ||
 	    !grow_i(w, &D->diag, &D->diagCap, D->m + 1) || !grow_d(w, &D->Ax, &D->AxCap, (int32_t)nnz + 1) ||
-	    !grow_d(w, &D->scale, &D->scaleCap, D->m + 1) || !grow_d(w, &D->rhs, &D->rhsCap, D->m + 1) ||
+	    !grow_d(w, &D->scale, &D->scaleCap, D->m + 1) ||
 	    !grow_d(w, &D->tmp, &D->tmpCap, D->m + 1))
 		return false;
 	int32_t pos = 0;
@@ -563,8 +561,7 @@ static void set_point(ibWorld* w, ibContactRow* q, double N, ibVec3 T, bool velo
 {
 	double Np = fmax(0.0, N);
 	ibVec3 Tp = ib_contact_tangential(T, q->n);
-	double lt = ibLength(Tp), lim = q->mus * Np;
-	if (q->mus <= 0.0 && q->mud <= 0.0) lim = 0.0;
+	double lt = ibLength(Tp), lim = fmax(0.0, q->mus) * Np;
 	if (lt > lim) Tp = lt > 0.0 && lim > 0.0 ? ibScale(lim / lt, Tp) : IB_VEC3_ZERO;
 	ibVec3 corr = ibMulAdd(ibSub(Tp, T), Np - N, q->n);
 	if (ibLengthSq(corr) > 0.0) ib_contact_apply(w, q, corr);
@@ -604,15 +601,16 @@ static bool block_loads(const ibContactStore* cs, const DBlock* B, double* N, ib
 	return N[0] >= 0.0;
 }
 
-/* Points of the blocks whose loads are not admissible change mode for the next pass; false if none. */
-static bool demote(const ibContactStore* cs, const ibContactDirect* D, uint8_t* mode)
+/* The blocks' loads (kept for distribute); the points of the inadmissible blocks change mode for the
+ * next pass. False if all are admissible. */
+static bool demote(const ibContactStore* cs, ibContactDirect* D, uint8_t* mode)
 {
 	bool any = false;
-	double N[IB_CONTACT_PATCH_MAX];
-	ibVec3 T[IB_CONTACT_PATCH_MAX];
 	for (int32_t k = 0; k < D->nblk; ++k) {
-		const DBlock* B = &D->blk[k];
-		if (block_loads(cs, B, N, T)) continue;
+		DBlock* B = &D->blk[k];
+		const double* N = B->N;
+		const ibVec3* T = B->T;
+		if (block_loads(cs, B, B->N, B->T)) continue;
 		any = true;
 		const ibContactRow* g = &cs->pts[B->first];
 		for (int i = 0; i < B->m; ++i) {
@@ -625,14 +623,14 @@ static bool demote(const ibContactStore* cs, const ibContactDirect* D, uint8_t* 
 	return any;
 }
 
+/* the loads demote() found admissible become the points' impulses */
 static void distribute(ibWorld* w, ibContactStore* cs, ibContactDirect* D, bool velocity)
 {
-	double N[IB_CONTACT_PATCH_MAX];
-	ibVec3 T[IB_CONTACT_PATCH_MAX];
 	for (int32_t k = 0; k < D->nblk; ++k) {
 		DBlock* B = &D->blk[k];
 		ibContactRow* g = &cs->pts[B->first];
-		block_loads(cs, B, N, T);
+		const double* N = B->N;
+		const ibVec3* T = B->T;
 		if (B->dim == 6) {
 			/* the loads replace the points' impulses; their wrench equals (F, M) up to the points'
 			 * offsets along n, and that remainder is applied so that the bodies carry exactly the loads */
@@ -665,22 +663,19 @@ static void undo(ibWorld* w, ibContactDirect* D)
  * errors were within tolerance, -1 on failure (nothing applied then). */
 static int iterate(ibWorld* w, ibContactStore* cs, ibContactDirect* D, double h, bool velocity, double tol)
 {
-	double last = INFINITY, first = -1.0;
+	double last = INFINITY, first = -1.0, err = 0.0;
 	bool ready = false, fresh = false, ran = false;
-	for (int it = 0; it < DIR_MAX_ITERATIONS; ++it) {
-		double err = 0.0;
+	for (int it = 0;; ++it) {
+		err = 0.0; /* also the final error when the loop ends: nothing is applied after this evaluation */
 		for (int32_t k = 0; k < D->nblk; ++k) err = fmax(err, block_rhs(w, cs, &D->blk[k], h, velocity, D->rhs + D->blk[k].off));
 		if (first < 0.0) first = err;
-		if (!(err > 0.1 * tol)) break;
+		if (!(err > 0.1 * tol) || it == DIR_MAX_ITERATIONS) break;
 		bool slow = it >= 1 && err > DIR_SLOW * last; /* a stale factor that no longer halves the error */
 		if (slow && fresh) break; /* stagnates with a factor of the present poses: the sweeps go on */
 		last = err;
-		if (!ready || slow) {
-			/* a factor of an earlier instant (last loop, last step) serves while it converges fast */
-			if (!factor(w, D, slow, &fresh)) break;
-			ready = true;
-			for (int32_t k = 0; k < D->nblk; ++k) block_rhs(w, cs, &D->blk[k], h, velocity, D->rhs + D->blk[k].off);
-		}
+		/* a factor of an earlier instant (last loop, last step) serves while it converges fast */
+		if ((!ready || slow) && !factor(w, D, slow, &fresh)) break;
+		ready = true;
 		if (!solve(D)) {
 			D->numeric = false;
 			break;
@@ -694,8 +689,6 @@ static int iterate(ibWorld* w, ibContactStore* cs, ibContactDirect* D, double h,
 		}
 	}
 	if (!ran) return 0;
-	double err = 0.0;
-	for (int32_t k = 0; k < D->nblk; ++k) err = fmax(err, block_rhs(w, cs, &D->blk[k], h, velocity, D->rhs + D->blk[k].off));
 	if (!(err < first)) { /* no better than before (a diverging iteration): take it back */
 		undo(w, D);
 		return -1;

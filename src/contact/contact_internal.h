@@ -151,8 +151,8 @@ int ib_contact_patch_loads(const ibContactRow* g, const ibPatchGeom* pg, ibVec3 
 bool ib_contact_patch_begin(ibWorld* w, ibContactStore* cs);
 void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs);
 /* contact_direct.c ([IMPL], docs/contacts.md): before the sweeps of a contact-joint loop, one sparse
- * linear system over all resting points (sticking face patches as 6-dof blocks, sticking points as
- * 3-dof, other points 1-dof normal), iterated with one factorisation until the predicted errors
+ * linear system over the resting points (sticking face patches as 6-dof blocks, sticking points as
+ * 3-dof, frictionless points 1-dof normal; sliding points are left to the sweeps), iterated with one factorisation until the predicted errors
  * (position) or relative velocities (velocity) are within tolerance; its impulses are distributed to
  * the points, projected onto their cones and left to the sweeps as a starting iterate. Returns true
  * if it ran. */
