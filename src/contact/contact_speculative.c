@@ -101,18 +101,6 @@ typedef struct NearCtx {
 	double h;     /* step length (approach bound) */
 } NearCtx;
 
-/* Bound of the approach of two points of the pair over h (m): relative speed plus angular speeds times
- * radii, plus the gravity and recovery speeds a step can add. */
-static double approach_bound(const ibWorld* w, const ibShape* pa, const ibShape* pb, double h)
-{
-	const ibBody *x = &w->bodies[pa->body], *y = &w->bodies[pb->body];
-	double s = ibLength(ibSub(x->st.v, y->st.v)) + ibLength(w->gravity) * h + IB_CONTACT_RECOVERY_SPEED;
-	double wa = ibLength(x->st.w), wb = ibLength(y->st.w);
-	if (wa > 0.0) s += wa * shape_radius(w, pa);
-	if (wb > 0.0) s += wb * shape_radius(w, pb);
-	return s * h;
-}
-
 /* A pair apart by more than eps_c at t0 that can meet within the step: its region at the tolerance of
  * the two motion bounds (at most half the smaller inner size) becomes speculative points; in a checked
  * sub-step at the tolerance of its approach bound, if that is at most the smaller inner size, marked. */
@@ -125,7 +113,7 @@ static bool near_pair(ibWorld* w, void* ctx, int32_t sa, int32_t sb)
 	double cap = 0.5 * fmin(inner_size(w, pa), inner_size(w, pb));
 	double margin = fmin(cs->motion[pa->body] + cs->motion[pb->body], cap);
 	if (x->checked) { /* only where the region holds every point that can meet in the step; the rest: TOI */
-		margin = approach_bound(w, pa, pb, x->h);
+		margin = 0.5 * closing_bound(w, pa, pb, x->h);
 		if (margin > 2.0 * cap) return true;
 	}
 	if (!(margin > x->eps)) return true;
