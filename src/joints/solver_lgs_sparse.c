@@ -132,14 +132,10 @@ static LgsSparse* sparse_of(ibWorld* w, bool create)
 		LgsSparse* S = ib_alloc(w, sizeof *S);
 		if (!S) return NULL;
 		memset(S, 0, sizeof *S);
-		if (!cholmod_start(&S->cc)) {
+		if (!ib_cholmod_start(&S->cc)) {
 			ib_free(w, S, sizeof *S);
 			return NULL;
 		}
-		S->cc.print = 0; /* errors are reported through the status, not printed */
-		S->cc.nmethods = 1;
-		S->cc.method[0].ordering = CHOLMOD_AMD;
-		S->cc.postorder = 1;
 		S->sys[1].velocityOnlyToo = true;
 		st->sparse = S;
 	}

@@ -5,6 +5,7 @@
 #ifndef IBDYN_CHOLMOD_VIEW_H
 #define IBDYN_CHOLMOD_VIEW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -26,6 +27,18 @@ static inline cholmod_sparse ib_cholmod_upper(int32_t m, int64_t nnz, int32_t* A
 	A.sorted = 1;
 	A.packed = 1;
 	return A;
+}
+
+/* cholmod_start with our settings: no printing (errors go through the status), one AMD ordering,
+ * postordered. False if CHOLMOD could not start. */
+static inline bool ib_cholmod_start(cholmod_common* cc)
+{
+	if (!cholmod_start(cc)) return false;
+	cc->print = 0;
+	cc->nmethods = 1;
+	cc->method[0].ordering = CHOLMOD_AMD;
+	cc->postorder = 1;
+	return true;
 }
 
 static inline cholmod_dense ib_cholmod_vector(double* v, int32_t m)

@@ -125,14 +125,10 @@ static ibSoftSparse* sparse_of(ibWorld* w, ibSoftStore* ss)
 		ibSoftSparse* S = ib_alloc(w, sizeof *S);
 		if (!S) return NULL;
 		memset(S, 0, sizeof *S);
-		if (!cholmod_start(&S->cc)) {
+		if (!ib_cholmod_start(&S->cc)) {
 			ib_free(w, S, sizeof *S);
 			return NULL;
 		}
-		S->cc.print = 0;
-		S->cc.nmethods = 1;
-		S->cc.method[0].ordering = CHOLMOD_AMD;
-		S->cc.postorder = 1;
 		S->sys[1].velocity = true;
 		ss->sparse = S;
 	}
