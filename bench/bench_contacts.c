@@ -31,6 +31,7 @@ static int ibdynWarm = 1; /* contact warm start of the ibdyn engine (--warm=0|1)
 static int ibdynShock = 0; /* shockIterations of the ibdyn engine on the box scenes (--shock=N) */
 static int ibdynToiSubsteps = -1; /* --max-toi-substeps=N: ibCollisionSettings.maxToiSubsteps of the ibdyn worlds (box scenes, funnel; -1 = default) */
 static int ibdynSpec = 1; /* --spec=0|1: ibCollisionSettings.speculativeApproach of the ibdyn box worlds (default on) */
+static int sleepAll = 0; /* --sleep=0|1: every engine of the box scenes lets resting bodies sleep (ContactScene.sleep) */
 static int ibdynVariants = 1; /* also run ibdyn-nowarm (warm start off) and ibdyn-shock10 (--no-variants: off) */
 
 /* max penetration among the boxes and against the ground (bounding-sphere reject, then bench_box_depth) */
@@ -87,6 +88,7 @@ static ibWorldId ibdynWorld(const ContactScene* s, int shock, int warm, ibBodyId
 	wd.solver.contact.shockIterations = shock;
 	if (ibdynToiSubsteps >= 0) wd.collision.maxToiSubsteps = ibdynToiSubsteps;
 	wd.collision.speculativeApproach = ibdynSpec != 0;
+	wd.solver.sleep.enabled = s->sleep != 0;
 	ibWorldId w = ibCreateWorld(&wd);
 	ibBodyDef gd = ibDefaultBodyDef();
 	gd.position = (ibVec3){s->groundCenter[0], s->groundCenter[1], s->groundCenter[2]};
@@ -245,13 +247,18 @@ static void boxScene(ContactScene* s, int pyramid, int peers)
 	static const char* names[3] = {"ibdyn", "bullet", "ode-quickstep"};
 	RunResult r[3];
 	int standing[3];
+	s->sleep = sleepAll;
 	for (int e = 0; e < (peers ? 3 : 1); ++e) {
 		r[e] = runBoxes(s, e, e == 0 ? ibdynShock : 10, e == 0 ? ibdynWarm : 1);
 		/* pyramid: no box moved by more than 0.1 m; rain: nothing fell through and the pile is at rest */
 		standing[e] = isStanding(&r[e], pyramid);
 		char extra[96];
-		snprintf(extra, sizeof extra, e == 0 ? " warm=%s shock=%d max_toi_substeps=%d spec=%d" : "", ibdynWarm ? "on" : "off", ibdynShock,
-		         ibdynToiSubsteps >= 0 ? ibdynToiSubsteps : ibDefaultCollisionSettings().maxToiSubsteps, ibdynSpec);
+		if (e == 0)
+			snprintf(extra, sizeof extra, " sleep=%s warm=%s shock=%d max_toi_substeps=%d spec=%d", s->sleep ? "on" : "off",
+			         ibdynWarm ? "on" : "off", ibdynShock,
+			         ibdynToiSubsteps >= 0 ? ibdynToiSubsteps : ibDefaultCollisionSettings().maxToiSubsteps, ibdynSpec);
+		else
+			snprintf(extra, sizeof extra, " sleep=%s", s->sleep ? "on" : "off");
 		printRunEx(s, names[e], &r[e], standing[e], extra);
 		fflush(stdout);
 	}
@@ -268,8 +275,24 @@ static void boxScene(ContactScene* s, int pyramid, int peers)
 		fflush(stdout);
 	}
 	for (int e = 1; peers && e < 3; ++e)
-		bench_ratio_ex(s->name, "ibdyn", r[0].ms, names[e], r[e].ms, "ours_steps=%d peer_steps=%d ours_standing=%s peer_standing=%s",
-		               r[0].steps, r[e].steps, standing[0] ? "yes" : "no", standing[e] ? "yes" : "no");
+		bench_ratio_ex(s->name, "ibdyn", r[0].ms, names[e], r[e].ms, "ours_steps=%d peer_steps=%d ours_standing=%s peer_standing=%s sleep=%s",
+		               r[0].steps, r[e].steps, standing[0] ? "yes" : "no", standing[e] ? "yes" : "no", s->sleep ? "on" : "off");
+	/* sleeping (issue 6 part 7): the same runs with every engine's sleeping on, each with its own thresholds */
+	if (ibdynVariants && !sleepAll) {
+		static const char* sleepNames[3] = {"ibdyn-sleep", "bullet-sleep", "ode-quickstep-sleep"};
+		s->sleep = 1;
+		for (int e = 0; e < (peers ? 3 : 1); ++e) {
+			r[e] = runBoxes(s, e, e == 0 ? ibdynShock : 10, e == 0 ? ibdynWarm : 1);
+			standing[e] = isStanding(&r[e], pyramid);
+			printRunEx(s, sleepNames[e], &r[e], standing[e], " sleep=on");
+			fflush(stdout);
+		}
+		for (int e = 1; peers && e < 3; ++e)
+			bench_ratio_ex(s->name, sleepNames[0], r[0].ms, sleepNames[e], r[e].ms,
+			               "ours_steps=%d peer_steps=%d ours_standing=%s peer_standing=%s sleep=on", r[0].steps, r[e].steps,
+			               standing[0] ? "yes" : "no", standing[e] ? "yes" : "no");
+		s->sleep = 0;
+	}
 }
 
 /* wall252 from scenes/wall252.xml: stones only (bodies with one box shape) enter the penetration measure */
@@ -461,12 +484,13 @@ int main(int argc, char** argv)
 		else if (strcmp(argv[i], "--no-variants") == 0) ibdynVariants = 0;
 		else if (strncmp(argv[i], "--max-toi-substeps=", 19) == 0) ibdynToiSubsteps = atoi(argv[i] + 19);
 		else if (strncmp(argv[i], "--spec=", 7) == 0) ibdynSpec = atoi(argv[i] + 7);
+		else if (strncmp(argv[i], "--sleep=", 8) == 0) sleepAll = atoi(argv[i] + 8);
 		else if (strcmp(argv[i], "pyramid20") == 0) want[0] = any = 1;
 		else if (strcmp(argv[i], "rain1000") == 0) want[1] = any = 1;
 		else if (strcmp(argv[i], "wall252") == 0) want[2] = any = 1;
 		else if (strcmp(argv[i], "funnel1000") == 0) funnel = any = 1; /* only on request: steps take ~0.5 s */
 		else {
-			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--warm=0|1] [--shock=N] [--no-variants] [--max-toi-substeps=N] [--spec=0|1]\n");
+			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--warm=0|1] [--shock=N] [--no-variants] [--max-toi-substeps=N] [--spec=0|1] [--sleep=0|1]\n");
 			return 2;
 		}
 	}

@@ -28,7 +28,7 @@ struct BulletContact {
 	}
 };
 
-static btRigidBody* addBox(BulletContact* w, const double* c, const double* q, const double* e, double mass, double mu)
+static btRigidBody* addBox(BulletContact* w, const double* c, const double* q, const double* e, double mass, double mu, int sleep)
 {
 	btCollisionShape* shape = new btBoxShape(btVector3(e[0], e[1], e[2]));
 	w->shapes.push_back(shape);
@@ -44,6 +44,7 @@ static btRigidBody* addBox(BulletContact* w, const double* c, const double* q, c
 	info.m_friction = mu;
 	info.m_restitution = 0.0;
 	btRigidBody* b = new btRigidBody(info);
+	if (!sleep && mass > 0) b->setActivationState(DISABLE_DEACTIVATION);
 	w->world.addRigidBody(b);
 	w->bodies.push_back(b);
 	return b;
@@ -61,8 +62,8 @@ extern "C" ContactPeer* contact_bullet_create(const ContactScene* s)
 	const double id[4] = {1, 0, 0, 0};
 	// friction of a pair = product of the two bodies' frictions in Bullet: sqrt(mu) each
 	double muBody = std::sqrt(s->mu);
-	addBox(w, s->groundCenter, id, s->groundHalf, 0.0, muBody);
-	for (int i = 0; i < s->n; ++i) addBox(w, &s->pos[3 * i], &s->quat[4 * i], &s->half[3 * i], s->mass[i], muBody);
+	addBox(w, s->groundCenter, id, s->groundHalf, 0.0, muBody, s->sleep);
+	for (int i = 0; i < s->n; ++i) addBox(w, &s->pos[3 * i], &s->quat[4 * i], &s->half[3 * i], s->mass[i], muBody, s->sleep);
 	return p;
 }
 

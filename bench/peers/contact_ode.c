@@ -53,6 +53,7 @@ ContactPeer* contact_ode_create(const ContactScene* s)
 	w->world = dWorldCreate();
 	dWorldSetGravity(w->world, 0, 0, -9.81);
 	dWorldSetQuickStepNumIterations(w->world, 20);
+	dWorldSetAutoDisableFlag(w->world, s->sleep ? 1 : 0);
 	w->space = dHashSpaceCreate(0);
 	w->group = dJointGroupCreate(0);
 	dGeomID g = dCreateBox(w->space, 2 * s->groundHalf[0], 2 * s->groundHalf[1], 2 * s->groundHalf[2]);

@@ -20,6 +20,8 @@ typedef struct ContactScene {
 	double mu;     /**< friction coefficient of every pair */
 	double h;      /**< step (s) */
 	int steps;     /**< steps of the default run */
+	int sleep;     /**< 1: every engine lets resting bodies sleep (Bullet deactivation, ODE auto-disable, ibdyn
+	                *   ibSleepSettings), each with its own default thresholds; 0: no engine sleeps */
 } ContactScene;
 
 typedef struct ContactPeer ContactPeer;
