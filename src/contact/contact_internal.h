@@ -59,6 +59,13 @@ typedef struct ibContactRow {
 	ibVec3 twoT;        /* one): the part applied to both bodies, which alone may warm-start the next step */
 } ibContactRow;
 
+/* ib_contacts_run's masked sweeps: a point in sweep order, compact (the scan reads only these) */
+typedef struct ibContactMaskRow {
+	int32_t b1, b2;
+	int32_t seen; /* evaluation at which the point was last iterated (0 = not yet) */
+	int32_t quiet; /* 1 = it was within its tolerance then */
+} ibContactMaskRow;
+
 typedef struct ibContactStore {
 	ibContactRow* pts;
 	int32_t count, capacity;
@@ -83,6 +90,11 @@ typedef struct ibContactStore {
 	int32_t *level, *queue, *adjStart, *adj, *order, *levelStart;
 	int32_t levelCapacity, queueCapacity, adjStartCapacity, adjCapacity, orderCapacity, levelStartCapacity;
 	int32_t levelCount; /* 0 = no graph this step */
+	/* ib_contacts_run: per body, the evaluation at which a point of it last moved (grow-only) */
+	int32_t* bodyMoved;
+	int32_t bodyMovedCapacity;
+	ibContactMaskRow* maskRows;
+	int32_t maskRowsCapacity;
 	/* contact_patch.c: Cholesky factor of each group's 6x6 response (indexed by its first row), grow-only */
 	double* patchL;
 	uint8_t* patchOk;   /* 1 = factor valid for this velocity loop, 2 = not positive definite */
