@@ -19,14 +19,15 @@
  * ib_contact_patch_loads), projected onto N >= 0 and the friction cones, and handed to the sweeps as
  * their starting iterate: the sweeps keep every clamp and every tolerance of the iterative method, so
  * where the equality solution was admissible they end after one sweep, and where it was not (a corner
- * lifts, a point slides) they continue from it. One CHOLMOD symbolic analysis per block pattern. */
+ * lifts, a point slides) they continue from it. The factor is our block Cholesky (math/block_chol.h) on
+ * the blocks; its analysis is made once per block pattern. */
 #include <math.h>
 #include <string.h>
 #include <stdlib.h>
 
 #include "contact/contact_internal.h"
 #include "joints/joint_internal.h"
-#include "math/cholmod_view.h"
+#include "math/block_chol.h"
 
 enum { DIR_MAX_ITERATIONS = 12, DIR_PASSES = 3, DIR_MAX_COLUMN = 48 };
 #define DIR_REG 1e-8
@@ -58,38 +59,42 @@ typedef struct FaceKey {
 } FaceKey;
 
 typedef struct ibContactDirect {
-	cholmod_common cc;
-	cholmod_factor* L;
-	cholmod_dense *X, *Y, *E;
+	ibBlockChol F; /* block factor of the scaled, regularised A (analysed per block pattern) */
 	DBlock* blk;
 	int32_t blkCap, nblk;
-	int32_t *bodyStart, *bodyBlk, *nbrStart, *nbr, *Ap, *Ai, *diag, *sig;
-	int32_t bodyStartCap, bodyBlkCap, nbrStartCap, nbrCap, ApCap, AiCap, diagCap, sigCap, sigLen;
+	int32_t *bodyStart, *bodyBlk, *nbrStart, *nbr, *dim, *diagOff, *offOff, *sig;
+	int32_t bodyStartCap, bodyBlkCap, nbrStartCap, nbrCap, dimCap, diagOffCap, offOffCap, sigCap, sigLen;
 	uint8_t* mode; /* per point of cs->pts, see point_ok */
 	int32_t modeCap;
 	FaceKey* faceKey; /* body pairs of the face blocks (sorted) */
 	int32_t faceKeyCap;
 	double* gref; /* the blocks' G when the numeric factor was made */
 	int32_t grefCap;
-	double *Ax, *scale, *rhs, *tmp;
-	int32_t AxCap, scaleCap, rhsCap, tmpCap;
-	int32_t m, nnz;
+	double *Ad, *Ao, *scale, *rhs, *tmp; /* A's diagonal and coupling blocks (block_chol.h layout) */
+	int32_t AdCap, AoCap, scaleCap, rhsCap, tmpCap;
+	int32_t m;
 	bool analysed, numeric; /* symbolic / numeric factor valid for the pattern in sig */
 } ibContactDirect;
+
+static bool al_grow(void* ctx, void** a, int32_t* cap, int32_t need, size_t elem) { return ib_grow(ctx, a, cap, need, elem); }
+static void al_release(void* ctx, void* p, size_t size) { ib_free(ctx, p, size); }
+static ibBlockAlloc world_alloc(ibWorld* w)
+{
+	ibBlockAlloc al = {w, al_grow, al_release};
+	return al;
+}
 
 static void direct_free(ibWorld* w, ibContactDirect* D)
 {
 	if (!D) return;
-	if (D->L) cholmod_free_factor(&D->L, &D->cc);
-	if (D->X) cholmod_free_dense(&D->X, &D->cc);
-	if (D->Y) cholmod_free_dense(&D->Y, &D->cc);
-	if (D->E) cholmod_free_dense(&D->E, &D->cc);
-	cholmod_finish(&D->cc);
+	ibBlockAlloc al = world_alloc(w);
+	ib_bchol_free(&D->F, &al);
 	ib_free(w, D->blk, (size_t)D->blkCap * sizeof(DBlock));
-	int32_t* iv[] = {D->bodyStart, D->bodyBlk, D->nbrStart, D->nbr, D->Ap, D->Ai, D->diag, D->sig};
-	int32_t ic[] = {D->bodyStartCap, D->bodyBlkCap, D->nbrStartCap, D->nbrCap, D->ApCap, D->AiCap, D->diagCap, D->sigCap};
+	int32_t* iv[] = {D->bodyStart, D->bodyBlk, D->nbrStart, D->nbr, D->dim, D->diagOff, D->offOff, D->sig};
+	int32_t ic[] = {D->bodyStartCap, D->bodyBlkCap, D->nbrStartCap, D->nbrCap, D->dimCap, D->diagOffCap, D->offOffCap, D->sigCap};
 	for (int k = 0; k < 8; ++k) ib_free(w, iv[k], (size_t)ic[k] * sizeof(int32_t));
-	ib_free(w, D->Ax, (size_t)D->AxCap * sizeof(double));
+	ib_free(w, D->Ad, (size_t)D->AdCap * sizeof(double));
+	ib_free(w, D->Ao, (size_t)D->AoCap * sizeof(double));
 	ib_free(w, D->scale, (size_t)D->scaleCap * sizeof(double));
 	ib_free(w, D->rhs, (size_t)D->rhsCap * sizeof(double));
 	ib_free(w, D->tmp, (size_t)D->tmpCap * sizeof(double));
@@ -116,11 +121,6 @@ static ibContactDirect* direct_of(ibWorld* w, ibContactStore* cs, int slot)
 	ibContactDirect* D = ib_alloc(w, sizeof *D);
 	if (!D) return NULL;
 	memset(D, 0, sizeof *D);
-	if (!ib_cholmod_start(&D->cc)) {
-		ib_free(w, D, sizeof *D);
-		return NULL;
-	}
-	D->cc.supernodal = CHOLMOD_SIMPLICIAL; /* no BLAS or OpenMP threads for these small, sparse factors */
 	cs->direct[slot] = D;
 	return D;
 }
@@ -364,7 +364,7 @@ static bool build_pattern(ibWorld* w, ibContactDirect* D)
 		if (pass == 0 && !grow_i(w, &D->nbr, &D->nbrCap, count + 1)) return false;
 	}
 	D->nbrStart[D->nblk] = count;
-	/* scalar upper triangle: column off_J + s holds the rows of J's neighbours and J's rows 0..s */
+	/* the values' layout (block_chol.h): diagonal blocks, then the coupling blocks (nbr order) */
 	int64_t nnz = 0;
 	for (int32_t j = 0; j < D->nblk; ++j) {
 		int32_t rows = 0;
@@ -372,27 +372,14 @@ static bool build_pattern(ibWorld* w, ibContactDirect* D)
 		int d = D->blk[j].dim;
 		nnz += (int64_t)d * rows + (int64_t)d * (d + 1) / 2;
 	}
-	if (nnz > INT32_MAX / 2 || nnz > DIR_MAX_COLUMN * (int64_t)D->m) return false;
-	if (!grow_i(w, &D->Ap, &D->ApCap, D->m + 1) || !grow_i(w, &D->Ai, &D->AiCap, (int32_t)nnz + 1) ||
-	    !grow_i(w, &D->diag, &D->diagCap, D->m + 1) || !grow_d(w, &D->Ax, &D->AxCap, (int32_t)nnz + 1) ||
-	    !grow_d(w, &D->scale, &D->scaleCap, D->m + 1) ||
+	if (nnz > INT32_MAX / 4 || nnz > DIR_MAX_COLUMN * (int64_t)D->m) return false;
+	if (!grow_i(w, &D->dim, &D->dimCap, D->nblk + 1) || !grow_i(w, &D->diagOff, &D->diagOffCap, D->nblk + 1) ||
+	    !grow_i(w, &D->offOff, &D->offOffCap, count + 1) || !grow_d(w, &D->scale, &D->scaleCap, D->m + 1) ||
 	    !grow_d(w, &D->tmp, &D->tmpCap, D->m + 1))
 		return false;
-	int32_t pos = 0;
-	for (int32_t j = 0; j < D->nblk; ++j) {
-		const DBlock* J = &D->blk[j];
-		for (int s = 0; s < J->dim; ++s) {
-			D->Ap[J->off + s] = pos;
-			for (int32_t z = D->nbrStart[j]; z < D->nbrStart[j + 1]; ++z) {
-				const DBlock* I = &D->blk[D->nbr[z]];
-				for (int r = 0; r < I->dim; ++r) D->Ai[pos++] = I->off + r;
-			}
-			for (int r = 0; r <= s; ++r) D->Ai[pos++] = J->off + r;
-			D->diag[J->off + s] = pos - 1;
-		}
-	}
-	D->Ap[D->m] = pos;
-	D->nnz = pos;
+	for (int32_t j = 0; j < D->nblk; ++j) D->dim[j] = D->blk[j].dim;
+	ib_bchol_value_sizes(D->nblk, D->dim, D->nbrStart, D->nbr, D->diagOff, D->offOff);
+	if (!grow_d(w, &D->Ad, &D->AdCap, D->diagOff[D->nblk] + 1) || !grow_d(w, &D->Ao, &D->AoCap, D->offOff[count] + 1)) return false;
 	return true;
 }
 
@@ -455,16 +442,12 @@ static bool factor(ibWorld* w, ibContactDirect* D, bool force, bool* fresh)
 	if (!same_pattern(w, D, &ok)) {
 		D->numeric = false;
 		D->analysed = false;
-		if (D->L) cholmod_free_factor(&D->L, &D->cc);
 		/* [IMPL] only sparse systems (build_pattern refuses others, and the pattern stays refused until
 		 * it changes): many contacts at one body (a heap of overlapping spheres) couple all their rows,
 		 * and a dense factor costs more than the sweeps */
 		if (!ok || !build_pattern(w, D)) return false;
-		cholmod_sparse A = ib_cholmod_upper(D->m, D->nnz, D->Ap, D->Ai, D->Ax);
-		for (int32_t z = 0; z < D->nnz; ++z) D->Ax[z] = 0.0;
-		for (int32_t j = 0; j < D->m; ++j) D->Ax[D->diag[j]] = 1.0;
-		D->L = cholmod_analyze(&A, &D->cc);
-		D->analysed = D->L != NULL && D->cc.status >= CHOLMOD_OK && D->cc.lnz <= 4.0 * DIR_MAX_COLUMN * D->m;
+		ibBlockAlloc al = world_alloc(w);
+		D->analysed = ib_bchol_analyse(&D->F, &al, D->nblk, D->dim, D->nbrStart, D->nbr) && D->F.lnz <= 4 * (int64_t)DIR_MAX_COLUMN * D->m;
 		if (!D->analysed) return false;
 	} else if (!D->analysed) {
 		return false; /* the same pattern as a rejected one */
@@ -474,7 +457,10 @@ static bool factor(ibWorld* w, ibContactDirect* D, bool force, bool* fresh)
 		for (int32_t k = 0; k < D->nblk && close; ++k) {
 			const double* G = &D->blk[k].G[0][0];
 			const double* R = D->gref + 72 * (size_t)k;
-			for (int q = 0; q < 72 && close; ++q) close = fabs(G[q] - R[q]) <= 1e-3 * (1.0 + fabs(R[q]));
+			/* rows 0..2 hold all of the geometry (e_k, r x e_k; a face's rows 3..5 are (0, e_k)) */
+			int len = 6 * (D->blk[k].dim < 3 ? D->blk[k].dim : 3);
+			for (int p = 0; p < 2 && close; ++p)
+				for (int q = 0; q < len; ++q) close &= fabs(G[36 * p + q] - R[36 * p + q]) <= 1e-3 * (1.0 + fabs(R[36 * p + q]));
 		}
 		if (close) return true;
 	}
@@ -491,21 +477,20 @@ static bool factor(ibWorld* w, ibContactDirect* D, bool force, bool* fresh)
 	}
 	for (int32_t j = 0; j < D->nblk; ++j) {
 		const DBlock* J = &D->blk[j];
-		for (int s = 0; s < J->dim; ++s) {
-			int32_t col = J->off + s, z = D->Ap[col];
-			double sj = D->scale[col];
-			for (int32_t e = D->nbrStart[j]; e < D->nbrStart[j + 1]; ++e) {
-				const DBlock* I = &D->blk[D->nbr[e]];
-				for (int r = 0; r < I->dim; ++r, ++z) D->Ax[z] = D->scale[I->off + r] * sj * entry(I, r, J, s);
-			}
-			for (int r = 0; r < s; ++r, ++z) D->Ax[z] = D->scale[J->off + r] * sj * entry(J, r, J, s);
-			D->Ax[z] = 1.0 + DIR_REG * row_weight(J, s);
+		const double* sj = D->scale + J->off;
+		double* a = D->Ad + D->diagOff[j];
+		for (int r = 0; r < J->dim; ++r) {
+			for (int s = 0; s < r; ++s) a[J->dim * r + s] = a[J->dim * s + r] = D->scale[J->off + r] * sj[s] * entry(J, r, J, s);
+			a[J->dim * r + r] = 1.0 + DIR_REG * row_weight(J, r); /* the regularisation */
+		}
+		for (int32_t e = D->nbrStart[j]; e < D->nbrStart[j + 1]; ++e) {
+			const DBlock* I = &D->blk[D->nbr[e]];
+			double* b = D->Ao + D->offOff[e];
+			for (int r = 0; r < I->dim; ++r)
+				for (int s = 0; s < J->dim; ++s) b[J->dim * r + s] = D->scale[I->off + r] * sj[s] * entry(I, r, J, s);
 		}
 	}
-	cholmod_sparse A = ib_cholmod_upper(D->m, D->nnz, D->Ap, D->Ai, D->Ax);
-	double beta[2] = {0.0, 0.0}; /* the regularisation is on the diagonal (row_weight) */
-	int ok2 = cholmod_factorize_p(&A, beta, NULL, 0, D->L, &D->cc);
-	D->numeric = ok2 && D->cc.status >= CHOLMOD_OK && D->cc.status != CHOLMOD_NOT_POSDEF;
+	D->numeric = ib_bchol_factor(&D->F, D->Ad, D->Ao);
 	return D->numeric;
 }
 
@@ -587,12 +572,41 @@ static void apply_block(ibWorld* w, const DBlock* B, const double* dl)
 	}
 }
 
-static bool chol_solve(ibContactDirect* D, double* v)
+/* z = A v (the scaled, regularised A of the factor) */
+static void mul_A(const ibContactDirect* D, const double* v, double* z)
 {
-	cholmod_dense B = ib_cholmod_vector(v, D->m);
-	if (!cholmod_solve2(CHOLMOD_A, D->L, &B, NULL, &D->X, NULL, &D->Y, &D->E, &D->cc)) return false;
-	memcpy(v, D->X->x, (size_t)D->m * sizeof(double));
-	return true;
+	for (int32_t j = 0; j < D->nblk; ++j) {
+		const DBlock* J = &D->blk[j];
+		int d = J->dim;
+		const double* a = D->Ad + D->diagOff[j];
+		const double* vj = v + J->off;
+		double* zj = z + J->off;
+		for (int r = 0; r < d; ++r) {
+			double s = 0.0;
+			for (int c = 0; c < d; ++c) s += a[d * r + c] * vj[c];
+			zj[r] = s;
+		}
+	}
+	for (int32_t j = 0; j < D->nblk; ++j) {
+		const DBlock* J = &D->blk[j];
+		int dj = J->dim;
+		const double* vj = v + J->off;
+		double* zj = z + J->off;
+		for (int32_t e = D->nbrStart[j]; e < D->nbrStart[j + 1]; ++e) {
+			const DBlock* I = &D->blk[D->nbr[e]];
+			const double* b = D->Ao + D->offOff[e];
+			const double* vi = v + I->off;
+			double* zi = z + I->off;
+			for (int r = 0; r < I->dim; ++r) {
+				double s = 0.0;
+				for (int c = 0; c < dj; ++c) {
+					s += b[dj * r + c] * vj[c];
+					zj[c] += b[dj * r + c] * vi[r];
+				}
+				zi[r] += s;
+			}
+		}
+	}
 }
 
 /* Impulses for the right-hand side in D->rhs (overwritten). The rows of a pile are dependent and the
@@ -605,20 +619,13 @@ static bool solve(ibContactDirect* D)
 	int32_t m = D->m;
 	double* v = D->rhs;
 	for (int32_t i = 0; i < m; ++i) v[i] *= D->scale[i];
-	if (!chol_solve(D, v)) return false;
-	double* z = D->tmp;
-	for (int32_t i = 0; i < m; ++i) z[i] = v[i]; /* unit diagonal */
-	for (int32_t j = 0; j < m; ++j) {
-		double s = 0.0;
-		for (int32_t e = D->Ap[j]; e < D->diag[j]; ++e) {
-			int32_t i = D->Ai[e];
-			z[i] += D->Ax[e] * v[j];
-			s += D->Ax[e] * v[i];
-		}
-		z[j] += s;
-	}
-	memcpy(v, z, (size_t)m * sizeof(double));
-	if (!chol_solve(D, v)) return false;
+	ib_bchol_solve(&D->F, v, v);
+	/* A v with the unit diagonal (the regularisation is not part of A) */
+	mul_A(D, v, D->tmp);
+	for (int32_t j = 0; j < D->nblk; ++j)
+		for (int r = 0; r < D->blk[j].dim; ++r) D->tmp[D->blk[j].off + r] -= DIR_REG * row_weight(&D->blk[j], r) * v[D->blk[j].off + r];
+	memcpy(v, D->tmp, (size_t)m * sizeof(double));
+	ib_bchol_solve(&D->F, v, v);
 	for (int32_t i = 0; i < m; ++i) {
 		v[i] *= D->scale[i];
 		if (!isfinite(v[i])) return false;
