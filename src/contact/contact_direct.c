@@ -572,59 +572,24 @@ static void apply_block(ibWorld* w, const DBlock* B, const double* dl)
 	}
 }
 
-/* z = A v (the scaled, regularised A of the factor) */
-static void mul_A(const ibContactDirect* D, const double* v, double* z)
-{
-	for (int32_t j = 0; j < D->nblk; ++j) {
-		const DBlock* J = &D->blk[j];
-		int d = J->dim;
-		const double* a = D->Ad + D->diagOff[j];
-		const double* vj = v + J->off;
-		double* zj = z + J->off;
-		for (int r = 0; r < d; ++r) {
-			double s = 0.0;
-			for (int c = 0; c < d; ++c) s += a[d * r + c] * vj[c];
-			zj[r] = s;
-		}
-	}
-	for (int32_t j = 0; j < D->nblk; ++j) {
-		const DBlock* J = &D->blk[j];
-		int dj = J->dim;
-		const double* vj = v + J->off;
-		double* zj = z + J->off;
-		for (int32_t e = D->nbrStart[j]; e < D->nbrStart[j + 1]; ++e) {
-			const DBlock* I = &D->blk[D->nbr[e]];
-			const double* b = D->Ao + D->offOff[e];
-			const double* vi = v + I->off;
-			double* zi = z + I->off;
-			for (int r = 0; r < I->dim; ++r) {
-				double s = 0.0;
-				for (int c = 0; c < dj; ++c) {
-					s += b[dj * r + c] * vj[c];
-					zj[c] += b[dj * r + c] * vi[r];
-				}
-				zi[r] += s;
-			}
-		}
-	}
-}
-
 /* Impulses for the right-hand side in D->rhs (overwritten). The rows of a pile are dependent and the
  * errors never exactly consistent: y = (A + d I)^-1 b carries the inconsistent part b_0 (in the null
  * space of A = of G^T: self-equilibrated impulses that move no body) amplified by 1/d. The second solve
- * x = (A + d I)^-1 A y removes it (its components are b_i l_i / (l_i + d)^2 on the eigenvectors of A):
+ * x = (A + d W)^-1 A y = (A + d W)^-1 (b - d W y) removes it (its components are b_i l_i / (l_i + d)^2 on the eigenvectors of A):
  * x is the regularised least-squares solution of nearly minimum norm. */
 static bool solve(ibContactDirect* D)
 {
 	int32_t m = D->m;
 	double* v = D->rhs;
-	for (int32_t i = 0; i < m; ++i) v[i] *= D->scale[i];
+	double* b = D->tmp;
+	for (int32_t i = 0; i < m; ++i) b[i] = v[i] *= D->scale[i];
 	ib_bchol_solve(&D->F, v, v);
-	/* A v with the unit diagonal (the regularisation is not part of A) */
-	mul_A(D, v, D->tmp);
+	/* A y = (A + d W) y - d W y = b - d W y: no product with A (its rounding is of the same order) */
 	for (int32_t j = 0; j < D->nblk; ++j)
-		for (int r = 0; r < D->blk[j].dim; ++r) D->tmp[D->blk[j].off + r] -= DIR_REG * row_weight(&D->blk[j], r) * v[D->blk[j].off + r];
-	memcpy(v, D->tmp, (size_t)m * sizeof(double));
+		for (int r = 0; r < D->blk[j].dim; ++r) {
+			int32_t i = D->blk[j].off + r;
+			v[i] = b[i] - DIR_REG * row_weight(&D->blk[j], r) * v[i];
+		}
 	ib_bchol_solve(&D->F, v, v);
 	for (int32_t i = 0; i < m; ++i) {
 		v[i] *= D->scale[i];
