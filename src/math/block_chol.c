@@ -155,7 +155,8 @@ bool ib_bchol_analyse(ibBlockChol* F, const ibBlockAlloc* al, int32_t n, const i
 	    !grow_i(al, &F->iperm, &F->ipermCap, n + 1) || !grow_i(al, &F->eoff, &F->eoffCap, 2 * (int64_t)n + 2) ||
 	    !grow_i(al, &F->colStart, &F->colStartCap, n + 1) || !grow_i(al, &F->diagPos, &F->diagPosCap, n + 1) ||
 	    !grow_i(al, &F->inPos, &F->inPosCap, nadj + 1) || !grow_i(al, &F->rowIdx, &F->rowIdxCap, nadj + 1) ||
-	    !grow_i(al, &F->adjStart, &F->adjStartCap, n + 1) || !grow_i(al, &F->adjRow, &F->adjRowCap, nadj + 1))
+	    !grow_i(al, &F->adjStart, &F->adjStartCap, n + 1) || !grow_i(al, &F->adjRow, &F->adjRowCap, nadj + 1) ||
+	    !grow_i(al, &F->edim, &F->edimCap, n + 1))
 		return false;
 	F->n = n;
 	F->nadj = nadj;
@@ -182,7 +183,7 @@ bool ib_bchol_analyse(ibBlockChol* F, const ibBlockAlloc* al, int32_t n, const i
 	uoff[n] = m;
 	F->m = m;
 	m = 0;
-	for (int32_t k = 0; k < n; ++k) F->eoff[k] = m, m += dim[F->perm[k]];
+	for (int32_t k = 0; k < n; ++k) F->eoff[k] = m, F->edim[k] = dim[F->perm[k]], m += dim[F->perm[k]];
 	F->eoff[n] = m;
 	int64_t pos = 0, lnz = 0;
 	for (int32_t k = 0; k < n; ++k) {
@@ -298,7 +299,17 @@ IB_BCHOL_INLINE void gemtv_sub_d(double* x, const double* B, int r, const double
 	for (int l = 0; l < d; ++l) x[l] = acc[l];
 }
 
-/* forward substitution of column k: y_k = L_kk^-1 y_k, then y_r -= L_rk y_k for its rows */
+/* the row block's size r as a constant too for the sizes of the contact solve (6, 3, 1) */
+#define SPECIALISE_ROWS(call, r)                                                                                \
+	switch (r) {                                                                                                \
+	case 6: call(6); break;                                                                                     \
+	case 3: call(3); break;                                                                                     \
+	case 1: call(1); break;                                                                                     \
+	default: call(r); break;                                                                                    \
+	}
+
+/* forward substitution of column k: y_k = L_kk^-1 y_k, then y_r -= L_rk y_k for its rows (the column's
+ * values are contiguous: the diagonal block, then the row blocks in order) */
 IB_BCHOL_INLINE void forward_d(const ibBlockChol* F, int32_t k, double* y, const int d)
 {
 	const double* L = F->val + F->diagPos[k];
@@ -308,20 +319,34 @@ IB_BCHOL_INLINE void forward_d(const ibBlockChol* F, int32_t k, double* y, const
 		for (int l = 0; l < i; ++l) s -= L[d * i + l] * yk[l];
 		yk[i] = s / L[d * i + i];
 	}
+	double x[IB_BCHOL_MAX_DIM];
+	for (int l = 0; l < d; ++l) x[l] = yk[l];
+	const double* B = L + d * d;
 	for (int32_t t = F->colStart[k]; t < F->colStart[k + 1]; ++t) {
 		int32_t r = F->rowIdx[t];
-		gemv_sub_d(y + F->eoff[r], F->val + F->valPos[t], F->dim[F->perm[r]], yk, d);
+		int dr = F->edim[r];
+		double* yr = y + F->eoff[r];
+#define GEMV(R) gemv_sub_d(yr, B, R, x, d)
+		SPECIALISE_ROWS(GEMV, dr)
+#undef GEMV
+		B += dr * d;
 	}
 }
 /* back substitution of column k: y_k -= sum L_rk^T y_r, then y_k = L_kk^-T y_k */
 IB_BCHOL_INLINE void backward_d(const ibBlockChol* F, int32_t k, double* y, const int d)
 {
 	double* yk = y + F->eoff[k];
+	const double* L = F->val + F->diagPos[k];
+	const double* B = L + d * d;
 	for (int32_t t = F->colStart[k]; t < F->colStart[k + 1]; ++t) {
 		int32_t r = F->rowIdx[t];
-		gemtv_sub_d(yk, F->val + F->valPos[t], F->dim[F->perm[r]], y + F->eoff[r], d);
+		int dr = F->edim[r];
+		const double* yr = y + F->eoff[r];
+#define GEMTV(R) gemtv_sub_d(yk, B, R, yr, d)
+		SPECIALISE_ROWS(GEMTV, dr)
+#undef GEMTV
+		B += dr * d;
 	}
-	const double* L = F->val + F->diagPos[k];
 	for (int i = d - 1; i >= 0; --i) {
 		double s = yk[i];
 		for (int l = i + 1; l < d; ++l) s -= L[d * l + i] * yk[l];
@@ -405,9 +430,9 @@ void ib_bchol_solve(ibBlockChol* F, const double* b, double* x)
 
 void ib_bchol_free(ibBlockChol* F, const ibBlockAlloc* al)
 {
-	int32_t* iv[] = {F->dim, F->perm, F->iperm, F->eoff, F->colStart, F->rowIdx, F->valPos, F->diagPos, F->inPos,
+	int32_t* iv[] = {F->edim, F->dim, F->perm, F->iperm, F->eoff, F->colStart, F->rowIdx, F->valPos, F->diagPos, F->inPos,
 	                 F->adjStart, F->adjRow, F->gStart, F->gLen, F->gCap, F->pool, F->mark, F->deg};
-	int32_t ic[] = {F->dimCap, F->permCap, F->ipermCap, F->eoffCap, F->colStartCap, F->rowIdxCap, F->valPosCap, F->diagPosCap, F->inPosCap,
+	int32_t ic[] = {F->edimCap, F->dimCap, F->permCap, F->ipermCap, F->eoffCap, F->colStartCap, F->rowIdxCap, F->valPosCap, F->diagPosCap, F->inPosCap,
 	                F->adjStartCap, F->adjRowCap, F->gStartCap, F->gLenCap, F->gCapCap, F->poolCap, F->markCap, F->degCap};
 	for (size_t k = 0; k < sizeof iv / sizeof iv[0]; ++k) al->release(al->ctx, iv[k], (size_t)ic[k] * sizeof(int32_t));
 	al->release(al->ctx, F->val, (size_t)F->valCap * sizeof(double));

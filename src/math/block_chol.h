@@ -37,6 +37,7 @@ typedef struct ibBlockChol {
 	int32_t nval;         /* doubles of L's storage (full diagonal blocks) */
 	bool analysed, factored;
 	int32_t *dim, *perm, *iperm; /* dim of block (caller's order); perm[k] = caller's block eliminated k-th */
+	int32_t *edim;        /* block sizes in elimination order */
 	int32_t *eoff;        /* scalar offset of elimination block k (n + 1), then of the caller's block j (n + 1) */
 	int32_t *colStart, *rowIdx; /* L: below-diagonal blocks of column k: rows rowIdx[colStart[k] ..] (sorted) */
 	int32_t *valPos;      /* value offset of each (row, column) block of L, row-major d_row x d_col */
@@ -44,7 +45,7 @@ typedef struct ibBlockChol {
 	int32_t *adjStart, *adjRow; /* the caller's pattern (copy) */
 	int32_t *inPos;       /* per entry z of the caller's pattern: value offset in L, negative (-1 - pos): transposed */
 	double *val, *work;
-	int32_t adjStartCap, adjRowCap;
+	int32_t adjStartCap, adjRowCap, edimCap;
 	int32_t dimCap, permCap, ipermCap, eoffCap, colStartCap, rowIdxCap, valPosCap, diagPosCap, inPosCap, valCap, workCap;
 	/* ordering scratch (explicit elimination graph) */
 	int32_t *gStart, *gLen, *gCap, *pool, *mark, *deg;
