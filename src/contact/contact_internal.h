@@ -146,7 +146,7 @@ void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h);
  * correction; false (nothing applied) if the block is not admissible, then the points are iterated singly. */
 #define IB_CONTACT_PATCH_MAX 8
 bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, int m, double tol, bool* moved);
-/* Geometry of a face patch (points g[0..m-1], 3 <= m <= IB_CONTACT_PATCH_MAX): centre c, plane basis,
+/* Geometry of a face patch (points *g[0..m-1], 3 <= m <= IB_CONTACT_PATCH_MAX): centre c, plane basis,
  * tangential offsets r_i from c, second moments; false if the points are (nearly) collinear. */
 typedef struct ibPatchGeom {
 	ibVec3 n, c, t1, t2;
@@ -154,11 +154,11 @@ typedef struct ibPatchGeom {
 	double sxx, sxy, syy, det;
 	int m;
 } ibPatchGeom;
-bool ib_contact_patch_geometry(const ibContactRow* g, int m, ibPatchGeom* pg);
+bool ib_contact_patch_geometry(const ibContactRow* const* g, int m, ibPatchGeom* pg);
 /* The points' loads N_i (normal) and T_i (friction) of the patch wrench (F, M about c): least-squares
  * normal loads (moved into the points' hull when one is negative) and friction proportional to them.
  * 1 = admissible (N_i >= 0, |T_i| <= mu_s N_i), 0 = computed but not admissible, -1 = none. */
-int ib_contact_patch_loads(const ibContactRow* g, const ibPatchGeom* pg, ibVec3 F, ibVec3 M, double* N, ibVec3* T);
+int ib_contact_patch_loads(const ibContactRow* const* g, const ibPatchGeom* pg, ibVec3 F, ibVec3 M, double* N, ibVec3* T);
 /* before a velocity loop: grows the factor cache and invalidates it; false on OOM (no block solves then) */
 bool ib_contact_patch_begin(ibWorld* w, ibContactStore* cs);
 void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs);

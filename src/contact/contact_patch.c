@@ -129,20 +129,20 @@ static bool nonneg_loads(const ibVec3* r, int m, ibVec3 t1, ibVec3 t2, double Fn
 	return true;
 }
 
-bool ib_contact_patch_geometry(const ibContactRow* g, int m, ibPatchGeom* pg)
+bool ib_contact_patch_geometry(const ibContactRow* const* g, int m, ibPatchGeom* pg)
 {
 	if (m < 3 || m > IB_CONTACT_PATCH_MAX) return false;
 	pg->m = m;
-	pg->n = g[0].n;
+	pg->n = g[0]->n;
 	pg->c = IB_VEC3_ZERO;
-	for (int i = 0; i < m; ++i) pg->c = ibAdd(pg->c, g[i].a);
+	for (int i = 0; i < m; ++i) pg->c = ibAdd(pg->c, g[i]->a);
 	pg->c = ibScale(1.0 / m, pg->c);
 	/* planar geometry of the points: basis (t1, t2) of the plane, second moments about c */
 	pg->t1 = ibPerpendicular(pg->n);
 	pg->t2 = ibCross(pg->n, pg->t1);
 	double sxx = 0.0, sxy = 0.0, syy = 0.0;
 	for (int i = 0; i < m; ++i) {
-		pg->r[i] = ib_contact_tangential(ibSub(g[i].a, pg->c), pg->n);
+		pg->r[i] = ib_contact_tangential(ibSub(g[i]->a, pg->c), pg->n);
 		double px = ibDot(pg->r[i], pg->t1), py = ibDot(pg->r[i], pg->t2);
 		sxx += px * px, sxy += px * py, syy += py * py;
 	}
@@ -152,7 +152,7 @@ bool ib_contact_patch_geometry(const ibContactRow* g, int m, ibPatchGeom* pg)
 	return tr > 0.0 && pg->det > 1e-6 * tr * tr; /* (nearly) collinear: no block */
 }
 
-int ib_contact_patch_loads(const ibContactRow* g, const ibPatchGeom* pg, ibVec3 F, ibVec3 M, double* N, ibVec3* T)
+int ib_contact_patch_loads(const ibContactRow* const* g, const ibPatchGeom* pg, ibVec3 F, ibVec3 M, double* N, ibVec3* T)
 {
 	int m = pg->m, status = 1;
 	ibVec3 n = pg->n;
@@ -187,7 +187,7 @@ int ib_contact_patch_loads(const ibContactRow* g, const ibPatchGeom* pg, ibVec3 
 	if (!(J > 0.0) && fabs(Mn) > 0.0) status = 0;
 	for (int i = 0; i < m; ++i) {
 		T[i] = ibScale(fmax(0.0, N[i]), ibMulAdd(ibScale(1.0 / W, Ft), k, ibCross(n, ibSub(pg->r[i], cw))));
-		if (ibLength(T[i]) > g[i].mus * N[i]) status = 0; /* outside a cone */
+		if (ibLength(T[i]) > g[i]->mus * N[i]) status = 0; /* outside a cone */
 	}
 	return status;
 }
@@ -199,8 +199,10 @@ bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, 
 		if (g[i].kind != IB_CONTACT_RESTING || !g[i].sticking || !(g[i].mus > 0.0) || g[i].frozen) return false;
 	const ibBody* x = &w->bodies[g[0].b1];
 	const ibBody* y = &w->bodies[g[0].b2];
+	const ibContactRow* gp[IB_CONTACT_PATCH_MAX];
+	for (int i = 0; i < m; ++i) gp[i] = &g[i];
 	ibPatchGeom pg;
-	if (!ib_contact_patch_geometry(g, m, &pg)) return false;
+	if (!ib_contact_patch_geometry(gp, m, &pg)) return false;
 	ibVec3 n = pg.n, c = pg.c;
 	/* relative twist at c and the group's present wrench about c */
 	ibVec3 r1 = ibSub(c, x->st.s), r2 = ibSub(c, y->st.s);
@@ -239,7 +241,7 @@ bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, 
 	M = ibAdd(M, ibV3(sol[3], sol[4], sol[5]));
 	double N[IB_CONTACT_PATCH_MAX];
 	ibVec3 T[IB_CONTACT_PATCH_MAX];
-	if (ib_contact_patch_loads(g, &pg, F, M, N, T) != 1) return false; /* the points decide one by one */
+	if (ib_contact_patch_loads(gp, &pg, F, M, N, T) != 1) return false; /* the points decide one by one */
 	for (int i = 0; i < m; ++i) {
 		ibContactRow* q = &g[i];
 		ibVec3 T0 = ib_contact_tangential(q->accT, n);
