@@ -173,7 +173,11 @@ static int rain_pile_ex(int maxToiSubsteps, double bound, double lateBound)
 	return resims;
 }
 
-static int rain_pile(int maxToiSubsteps, double bound) { return rain_pile_ex(maxToiSubsteps, bound, 2e-3); }
+/* The 4th-second bound over all pairs (cubes still sliding off the pile) is chaotic: the same run
+ * with eps_d scaled by 0.9 ... 1.1, or the regularisation of the direct solve changed by 1e-7
+ * relative, gave 2.9e-5 ... 3.3e-3 m (docs/contacts.md, masked sweeps). 5e-3 m bounds that spread;
+ * the issue's bound, eps_d + eps_c between resting bodies, is asserted separately and is not. */
+static int rain_pile(int maxToiSubsteps, double bound) { return rain_pile_ex(maxToiSubsteps, bound, 5e-3); }
 
 static void test_rain_pile(void** state)
 {
