@@ -111,8 +111,29 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 		if (!apart && ov < bestFace) bestFace = ov, bestFaceK = k;
 	}
 	if (!apart) best = bestFace, bestKind = bestFaceK / 3;
+	/* An edge axis whose overlap (as edge_overlap computes it) exceeds thr = bestFace + 1e-9 scale changes
+	 * nothing: no rejection, not apart, not the best axis, and edgeOk stays false when it would be the best
+	 * edge. Such axes are skipped from a bound without the square root and divisions: in A's frame
+	 * L = e_i x C_j (C_j the column j of C), |L|^2 = C[i1][j]^2 + C[i2][j]^2, and
+	 * |L| ov = ra' + rb' - |t'| (ra', rb' the radii of edge_overlap before the division, the same
+	 * products of X; t' = tA[i2] C[i1][j] - tA[i1] C[i2][j]). The two forms differ by rounding of
+	 * ~1e-16 (scale + |T|) before the normalisation (edge_overlap's world cross product has an absolute
+	 * error ~4e-16 in every component, so |L| there is within 4e-16 of this one) and ~1e-16 of the
+	 * radii after it; m = 1e-12 (scale + |tA|_1) covers both many times over:
+	 * ov > thr when ov' - m > 0 and (ov' - m)^2 > (thr + m)^2 (|L|^2 (1 + 1e-6) + 1e-24), the last
+	 * factor bounding (|L| + 4e-16)^2. */
+	const double scaleAll = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
+	const double m = 1e-12 * (scaleAll + fabs(s->tA[0]) + fabs(s->tA[1]) + fabs(s->tA[2]));
+	const double thrM = bestFace + 1e-9 * scaleAll + m, thrM2 = thrM * thrM;
 	for (int i = 0; i < 3; ++i)
 		for (int j = 0; j < 3; ++j) {
+			int i1 = NX[i], i2 = PV[i], j1 = NX[j], j2 = PV[j];
+			if (!apart) {
+				double u = ha[i1] * s->X[i2][j] + ha[i2] * s->X[i1][j] + hb[j1] * s->X[i][j2] +
+				           hb[j2] * s->X[i][j1] - fabs(s->tA[i2] * s->C[i1][j] - s->tA[i1] * s->C[i2][j]) - m;
+				double l2 = s->C[i1][j] * s->C[i1][j] + s->C[i2][j] * s->C[i2][j];
+				if (u > 0.0 && u * u > thrM2 * (l2 * (1.0 + 1e-6) + 1e-24)) continue;
+			}
 			if (!edge_overlap(a, b, s, ha, hb, i, j, &ov, &t, &r)) continue;
 			if (ov < -tolerance) {
 				if (axis) *axis = 7 + 3 * i + j;
@@ -141,8 +162,7 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 		L = ibScale(1.0 / ibLength(L), L);
 		st->edgeNormal = bestEdgeT >= 0.0 ? L : ibNeg(L);
 	}
-	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
-	st->edgeOk = bestEdge <= bestFace + 1e-9 * scale;
+	st->edgeOk = bestEdge <= bestFace + 1e-9 * scaleAll;
 	return 1;
 }
 
@@ -153,6 +173,7 @@ typedef struct Feature {
 	ibVec3 p[8];
 	uint32_t id[8];
 	ibVec3 dl;      /* the direction in the box's frame */
+	double inv[3];  /* 1 / dl (0 where |dl| <= 1e-300: the slab test of lift() has no parameter there) */
 	double eps;     /* the lift's rounding allowance 1e-9 (1 + size) */
 } Feature;
 
@@ -171,6 +192,9 @@ static void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
 	ibVec3 w = {R->m[0][2] * h.z, R->m[1][2] * h.z, R->m[2][2] * h.z};
 	f->count = 0;
 	f->dl = dl;
+	f->inv[0] = fabs(dl.x) > 1e-300 ? 1.0 / dl.x : 0.0;
+	f->inv[1] = fabs(dl.y) > 1e-300 ? 1.0 / dl.y : 0.0;
+	f->inv[2] = fabs(dl.z) > 1e-300 ? 1.0 / dl.z : 0.0;
 	f->eps = 1e-9 * (1.0 + size);
 	const double dx[2] = {-px, px}, dy[2] = {-py, py}, dz[2] = {-pz, pz};
 	const ibVec3 ux[2] = {ibNeg(u), u}, uy[2] = {ibNeg(v), v}, uz[2] = {ibNeg(w), w};
@@ -223,7 +247,7 @@ static inline bool lift(const ibConvex* c, const Feature* f, ibVec3 x, double* s
 			if (xk < -h[k] + nudge && xk >= -h[k] - eps) xk = -h[k] + nudge;
 		}
 		if (fabs(d[k]) > 1e-300) {
-			double t1 = (-h[k] - xk) / d[k], t2 = (h[k] - xk) / d[k];
+			double t1 = (-h[k] - xk) * f->inv[k], t2 = (h[k] - xk) * f->inv[k]; /* 1 rounding more than / */
 			bool le = t1 <= t2;
 			double l1 = le ? t1 : t2, h1 = le ? t2 : t1;
 			lo = l1 > lo ? l1 : lo;
