@@ -125,7 +125,9 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 	const double scaleAll = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
 	const double m = 1e-12 * (scaleAll + fabs(s->tA[0]) + fabs(s->tA[1]) + fabs(s->tA[2]));
 	const double thrM = bestFace + 1e-9 * scaleAll + m, thrM2 = thrM * thrM;
+#pragma GCC unroll 3
 	for (int i = 0; i < 3; ++i)
+#pragma GCC unroll 3
 		for (int j = 0; j < 3; ++j) {
 			int i1 = NX[i], i2 = PV[i], j1 = NX[j], j2 = PV[j];
 			if (!apart) {
