@@ -295,21 +295,13 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 	 * box seen nearly edge-on depends on it) */
 	ibConvexDistance q;
 	ib_box_box_sat_witness(a, b, &st, &q);
-	/* the face-normal choice of the general path from the separations of the face axes, summed as there:
-	 * dot(B_k, A_i) = C[i][k] and dot(A_k, B_i) = C[k][i] bit for bit, the frames' own dot products apart */
+	/* the face-normal choice of the general path from the separations of the face axes: those are the face
+	 * axes' overlaps of the search, negated (the general path sums the frames' own dot products, 1 and 0
+	 * up to rounding, where the search has ha[i] and hb[j]: a difference of ~1e-16 of the sizes) */
 	double sepF[6], tf[6];
-	for (int side = 0; side < 2; ++side) {
-		const ibMat3* R = side == 0 ? &a->R : &b->R;
-		for (int i = 0; i < 3; ++i) {
-			ibVec3 L = ibMat3_Column(*R, i);
-			double rr = 0.0;
-			for (int k = 0; k < 3; ++k) {
-				double own = fabs(ibDot(ibMat3_Column(*R, k), L)), other = side == 0 ? s.X[i][k] : s.X[k][i];
-				rr += side == 0 ? ha[k] * own + hb[k] * other : ha[k] * other + hb[k] * own;
-			}
-			tf[3 * side + i] = side == 0 ? s.tA[i] : s.tB[i];
-			sepF[3 * side + i] = fabs(tf[3 * side + i]) - rr;
-		}
+	for (int k = 0; k < 3; ++k) {
+		sepF[k] = -s.faceOv[k], sepF[3 + k] = -s.faceOv[3 + k];
+		tf[k] = s.tA[k], tf[3 + k] = s.tB[k];
 	}
 	ib_manifold_box_face_select(a, b, sepF, tf, tol0, &q);
 	if (!(q.distance <= tolerance)) return 0;
