@@ -214,10 +214,19 @@ static int project(const Feature* f, uint32_t salt, ibVec3 o, ibVec3 t1, ibVec3 
 {
 	for (int i = 0; i < f->count; ++i) {
 		ibVec3 r = ibSub(f->p[i], o);
-		p[i] = (ibClipPoint){ibDot(r, t1), ibDot(r, t2), ib_feature_code(salt, f->id[i], 0u)};
+		p[i] = (ibClipPoint){ibDot(r, t1), ibDot(r, t2), ib_box_corner_code(salt, f->id[i])};
 		*scale = ib_fmax(*scale, ib_fmax(fabs(p[i].x), fabs(p[i].y)));
 	}
 	return f->count;
+}
+
+/* ib_manifold_feature_code of the feature's corners, with the corner codes from the table. */
+static uint32_t feature_code(const Feature* f, uint32_t salt)
+{
+	if (f->count == 1) return ib_box_corner_code(salt, f->id[0]);
+	uint32_t x = 0u;
+	for (int i = 0; i < f->count; ++i) x ^= ib_box_corner_code(salt, f->id[i]);
+	return ib_feature_code(salt + 100u, x, (uint32_t)f->count);
 }
 
 static int polygon(const Feature* f, ibClipPoint* p, double eps, double width)
@@ -353,8 +362,7 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 	/* the deepest pair when no region vertex is as deep (a vertex feature): the deepest of the lines along
 	 * n through the witness points and the features' vertices, lifted onto both boxes */
 	if (reg.count == 0 || q.distance < minSep - 1e-9 * scale) {
-		uint32_t key = ib_feature_code(3u, ib_manifold_feature_code(fa.id, fa.count, SALT_A),
-		                               ib_manifold_feature_code(fb.id, fb.count, SALT_B));
+		uint32_t key = ib_feature_code(3u, feature_code(&fa, SALT_A), feature_code(&fb, SALT_B));
 		ibVec3 cand[2 + 16];
 		int ncand = 0;
 		bool vertex = nc == 0 && (na == 1 || nb == 1);
