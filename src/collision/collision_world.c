@@ -70,6 +70,12 @@ static ibShapeSlot empty_slot(void)
 
 static bool aabb_finite(ibAABB a) { return ibVec3_IsFinite(a.lo) && ibVec3_IsFinite(a.hi); }
 
+static bool aabb_contains(ibAABB outer, ibAABB inner)
+{
+	return outer.lo.x <= inner.lo.x && outer.lo.y <= inner.lo.y && outer.lo.z <= inner.lo.z &&
+	       inner.hi.x <= outer.hi.x && inner.hi.y <= outer.hi.y && inner.hi.z <= outer.hi.z;
+}
+
 /* The pose (p, q) within IB_COHERENCE_DRIFT of the pose of the slot's convex view. A point of the
  * shape (within radius of its position) moves by at most |dp| + radius theta, theta the angle between
  * the rotations, and theta = 4 asin(|dq| / 2) <= 4 |dq| for unit quaternions on the same side (q and
@@ -160,7 +166,7 @@ ibResult ib_collision_sync(ibWorld* w)
 		if (!cw->bp) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory creating the broadphase");
 	}
 	uint64_t clock = ++cw->clock;
-	double margin = 0.5 * w->collisionSettings.contactTolerance;
+	double margin = 0.5 * w->collisionSettings.contactTolerance, slack = IB_PROXY_SLACK * margin;
 	bool remargin = margin != cw->aabbMargin;
 	cw->aabbMargin = margin;
 	if (w->shapeHigh > cw->slotCapacity) {
@@ -200,14 +206,17 @@ ibResult ib_collision_sync(ibWorld* w)
 				ibVec3 c = ibScale(0.5, ibAdd(box.lo, box.hi));
 				sl->radius = ibDistance(p, c) + 0.5 * ibDistance(box.hi, box.lo);
 				box = ib_aabb_fatten(box, margin);
+				ibAABB fat = ib_aabb_fatten(box, slack);
 				if (sl->proxy == IB_BP_NULL) {
-					sl->proxy = ib_broadphase_add_proxy(bp, box, to_bp_filter(s->filter), !ib_is_dynamic(b), i);
+					sl->proxy = ib_broadphase_add_proxy(bp, fat, to_bp_filter(s->filter), !ib_is_dynamic(b), i);
 					if (sl->proxy == IB_BP_NULL)
 						return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the broadphase");
 					sl->generation = s->generation;
-				} else {
+					sl->box = fat;
+				} else if (!(aabb_contains(sl->box, box) && aabb_contains(ib_aabb_fatten(fat, slack), sl->box))) {
 					ibVec3 disp = sl->poseValid ? ibSub(p, sl->pos) : IB_VEC3_ZERO;
-					ib_broadphase_move_proxy_predicted(bp, sl->proxy, box, disp);
+					ib_broadphase_move_proxy_predicted(bp, sl->proxy, fat, disp);
+					sl->box = fat;
 				}
 				sl->pos = p;
 				sl->rot = q;
