@@ -84,6 +84,8 @@ static bool within_drift(const ibShapeSlot* sl, ibVec3 p, ibQuat q)
 {
 	const ibConvex* c = &sl->convex;
 	double dp = fabs(p.x - c->position.x) + fabs(p.y - c->position.y) + fabs(p.z - c->position.z);
+	const double bound = IB_COHERENCE_DRIFT * (1.0 + sl->radius);
+	if (!(dp <= bound)) return false; /* moved too far already (the rotation term is >= 0) */
 	double n2 = ibQuatNormSq(q);
 	if (!(n2 > 0.5 && n2 < 2.0)) return false; /* far from unit (or not finite): the full update */
 	double inv = 1.0 / sqrt(n2);
@@ -92,7 +94,7 @@ static bool within_drift(const ibShapeSlot* sl, ibVec3 p, ibQuat q)
 	double dm = fabs(w - r.w) + fabs(x - r.x) + fabs(y - r.y) + fabs(z - r.z);
 	double dpl = fabs(w + r.w) + fabs(x + r.x) + fabs(y + r.y) + fabs(z + r.z);
 	double dq = dm < dpl ? dm : dpl;
-	return dp + 4.0 * sl->radius * dq <= IB_COHERENCE_DRIFT * (1.0 + sl->radius);
+	return dp + 4.0 * sl->radius * dq <= bound;
 }
 
 /* Drop the broadphase (new method): proxies and pair entries are rebuilt at the next sync. */
