@@ -4,12 +4,13 @@
  * (ib_manifold_build_reference) bit for bit in practice (to rounding guaranteed; keys included):
  *   1. the separating-axis test on the 15 axes with C = A^T B computed once (face axes A_i, B_j; edge axes
  *      A_i x B_j; nearly parallel edges, |A_i x B_j| <= 1e-9, are covered by the face axes): rejection
- *      beyond the tolerance (a cached separating face axis first, from its row of C only), the penetration
+ *      beyond the tolerance (a cached separating face axis first, from its row of C only; edge axes that a
+ *      bound from C shows to overlap more than the best face axis are not evaluated), the penetration
  *      depth and normal (B -> A), the witness points (ib_box_box_sat_witness; pointB is the contact
  *      plane's origin as in the general path: the lifts start from that plane, and the nudge of points
  *      near the side of a box seen nearly edge-on depends on where they start);
  *   2. the face-normal choice of the general path (ib_manifold_box_face_select) from the face axes'
- *      separations, with C for the dot products across the two frames;
+ *      separations, the search's face overlaps (to rounding the general path's sums);
  *   3. the support features: the corners within the height band along -n (A) and +n (B);
  *   4. their projections into the contact plane (face: the 4 corners in polygon order, edge: a segment,
  *      vertex) and the planar region: Sutherland–Hodgman of the two faces, a segment clipped by a face,
