@@ -291,6 +291,8 @@ ibResult ib_collision_detect(ibWorld* w)
 	const uint64_t detection = ++cw->detections;
 	bool oom = false;
 	const double tol = w->collisionSettings.contactTolerance;
+	/* no joint pairs and no exclusions (the common case): only shapes of one body never collide */
+	const bool bodyRules = cw->jointPairs.count > 0 || cw->excluded.count > 0;
 	for (int32_t k = 0; k < n; ++k) {
 		uint64_t key = ib_pair_key(pairs[k].a, pairs[k].b);
 		int32_t sa = ib_broadphase_user_id(cw->bp, pairs[k].a), sb = ib_broadphase_user_id(cw->bp, pairs[k].b);
@@ -321,7 +323,7 @@ ibResult ib_collision_detect(ibWorld* w)
 		bool touching = false;
 		bool wasReusable = e->reusable;
 		e->reusable = false;
-		if (ib_collision_bodies_may_collide(w, pa->body, pb->body)) {
+		if (bodyRules ? ib_collision_bodies_may_collide(w, pa->body, pb->body) : pa->body != pb->body) {
 			++candidates;
 			const ibShapeSlot *la = &cw->slots[sa], *lb = &cw->slots[sb];
 			int32_t first = cw->contactCount;
