@@ -215,6 +215,7 @@ ibResult ib_collision_sync(ibWorld* w)
 						return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the broadphase");
 					sl->generation = s->generation;
 					sl->box = fat;
+					sl->filter = s->filter;
 				} else if (!(aabb_contains(sl->box, box) && aabb_contains(ib_aabb_fatten(fat, slack), sl->box))) {
 					ibVec3 disp = sl->poseValid ? ibSub(p, sl->pos) : IB_VEC3_ZERO;
 					ib_broadphase_move_proxy_predicted(bp, sl->proxy, fat, disp);
@@ -228,7 +229,12 @@ ibResult ib_collision_sync(ibWorld* w)
 				sl->convexValid = false;
 			}
 		}
-		if (sl->proxy != IB_BP_NULL) ib_broadphase_set_filter(bp, sl->proxy, to_bp_filter(s->filter));
+		if (sl->proxy != IB_BP_NULL &&
+		    (sl->filter.categoryBits != s->filter.categoryBits || sl->filter.maskBits != s->filter.maskBits ||
+		     sl->filter.groupIndex != s->filter.groupIndex)) {
+			ib_broadphase_set_filter(bp, sl->proxy, to_bp_filter(s->filter));
+			sl->filter = s->filter;
+		}
 	}
 	if (!sync_body_rules(w, cw)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
 	if (!ib_broadphase_update(bp)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the broadphase");

@@ -27,6 +27,7 @@ typedef struct ibShapeSlot {
 	/* the proxy's box: the shape's AABB fattened by ε_c/2 (the margin) and by IB_PROXY_SLACK x the margin
 	 * more; kept while it holds the AABB fattened by the margin and is not 2 slacks larger than it */
 	ibAABB box;
+	ibFilter filter; /* the filter the proxy has */
 } ibShapeSlot;
 
 /* Extra fattening of the proxy boxes, in units of the margin ε_c/2: a shape that moves less than that
