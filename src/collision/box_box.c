@@ -4,12 +4,13 @@
  * (ib_manifold_build_reference) bit for bit in practice (to rounding guaranteed; keys included):
  *   1. the separating-axis test on the 15 axes with C = A^T B computed once (face axes A_i, B_j; edge axes
  *      A_i x B_j; nearly parallel edges, |A_i x B_j| <= 1e-9, are covered by the face axes): rejection
- *      beyond the tolerance (a cached separating face axis first, from its row of C only), the penetration
+ *      beyond the tolerance (a cached separating face axis first, from its row of C only; edge axes that a
+ *      bound from C shows to overlap more than the best face axis are not evaluated), the penetration
  *      depth and normal (B -> A), the witness points (ib_box_box_sat_witness; pointB is the contact
  *      plane's origin as in the general path: the lifts start from that plane, and the nudge of points
  *      near the side of a box seen nearly edge-on depends on where they start);
  *   2. the face-normal choice of the general path (ib_manifold_box_face_select) from the face axes'
- *      separations, with C for the dot products across the two frames;
+ *      separations, the search's face overlaps (to rounding the general path's sums);
  *   3. the support features: the corners within the height band along -n (A) and +n (B);
  *   4. their projections into the contact plane (face: the 4 corners in polygon order, edge: a segment,
  *      vertex) and the planar region: Sutherland–Hodgman of the two faces, a segment clipped by a face,
@@ -111,8 +112,31 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 		if (!apart && ov < bestFace) bestFace = ov, bestFaceK = k;
 	}
 	if (!apart) best = bestFace, bestKind = bestFaceK / 3;
+	/* An edge axis whose overlap (as edge_overlap computes it) exceeds thr = bestFace + 1e-9 scale changes
+	 * nothing: no rejection, not apart, not the best axis, and edgeOk stays false when it would be the best
+	 * edge. Such axes are skipped from a bound without the square root and divisions: in A's frame
+	 * L = e_i x C_j (C_j the column j of C), |L|^2 = C[i1][j]^2 + C[i2][j]^2, and
+	 * |L| ov = ra' + rb' - |t'| (ra', rb' the radii of edge_overlap before the division, the same
+	 * products of X; t' = tA[i2] C[i1][j] - tA[i1] C[i2][j]). The two forms differ by rounding of
+	 * ~1e-16 (scale + |T|) before the normalisation (edge_overlap's world cross product has an absolute
+	 * error ~4e-16 in every component, so |L| there is within 4e-16 of this one) and ~1e-16 of the
+	 * radii after it; m = 1e-12 (scale + |tA|_1) covers both many times over:
+	 * ov > thr when ov' - m > 0 and (ov' - m)^2 > (thr + m)^2 (|L|^2 (1 + 1e-6) + 1e-24), the last
+	 * factor bounding (|L| + 4e-16)^2. */
+	const double scaleAll = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
+	const double m = 1e-12 * (scaleAll + fabs(s->tA[0]) + fabs(s->tA[1]) + fabs(s->tA[2]));
+	const double thrM = bestFace + 1e-9 * scaleAll + m, thrM2 = thrM * thrM;
+#pragma GCC unroll 3
 	for (int i = 0; i < 3; ++i)
+#pragma GCC unroll 3
 		for (int j = 0; j < 3; ++j) {
+			int i1 = NX[i], i2 = PV[i], j1 = NX[j], j2 = PV[j];
+			if (!apart) {
+				double u = ha[i1] * s->X[i2][j] + ha[i2] * s->X[i1][j] + hb[j1] * s->X[i][j2] +
+				           hb[j2] * s->X[i][j1] - fabs(s->tA[i2] * s->C[i1][j] - s->tA[i1] * s->C[i2][j]) - m;
+				double l2 = s->C[i1][j] * s->C[i1][j] + s->C[i2][j] * s->C[i2][j];
+				if (u > 0.0 && u * u > thrM2 * (l2 * (1.0 + 1e-6) + 1e-24)) continue;
+			}
 			if (!edge_overlap(a, b, s, ha, hb, i, j, &ov, &t, &r)) continue;
 			if (ov < -tolerance) {
 				if (axis) *axis = 7 + 3 * i + j;
@@ -141,8 +165,7 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 		L = ibScale(1.0 / ibLength(L), L);
 		st->edgeNormal = bestEdgeT >= 0.0 ? L : ibNeg(L);
 	}
-	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
-	st->edgeOk = bestEdge <= bestFace + 1e-9 * scale;
+	st->edgeOk = bestEdge <= bestFace + 1e-9 * scaleAll;
 	return 1;
 }
 
@@ -153,6 +176,7 @@ typedef struct Feature {
 	ibVec3 p[8];
 	uint32_t id[8];
 	ibVec3 dl;      /* the direction in the box's frame */
+	double inv[3];  /* 1 / dl (0 where |dl| <= 1e-300: the slab test of lift() has no parameter there) */
 	double eps;     /* the lift's rounding allowance 1e-9 (1 + size) */
 } Feature;
 
@@ -171,6 +195,9 @@ static void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
 	ibVec3 w = {R->m[0][2] * h.z, R->m[1][2] * h.z, R->m[2][2] * h.z};
 	f->count = 0;
 	f->dl = dl;
+	f->inv[0] = fabs(dl.x) > 1e-300 ? 1.0 / dl.x : 0.0;
+	f->inv[1] = fabs(dl.y) > 1e-300 ? 1.0 / dl.y : 0.0;
+	f->inv[2] = fabs(dl.z) > 1e-300 ? 1.0 / dl.z : 0.0;
 	f->eps = 1e-9 * (1.0 + size);
 	const double dx[2] = {-px, px}, dy[2] = {-py, py}, dz[2] = {-pz, pz};
 	const ibVec3 ux[2] = {ibNeg(u), u}, uy[2] = {ibNeg(v), v}, uz[2] = {ibNeg(w), w};
@@ -188,10 +215,19 @@ static int project(const Feature* f, uint32_t salt, ibVec3 o, ibVec3 t1, ibVec3 
 {
 	for (int i = 0; i < f->count; ++i) {
 		ibVec3 r = ibSub(f->p[i], o);
-		p[i] = (ibClipPoint){ibDot(r, t1), ibDot(r, t2), ib_feature_code(salt, f->id[i], 0u)};
+		p[i] = (ibClipPoint){ibDot(r, t1), ibDot(r, t2), ib_box_corner_code(salt, f->id[i])};
 		*scale = ib_fmax(*scale, ib_fmax(fabs(p[i].x), fabs(p[i].y)));
 	}
 	return f->count;
+}
+
+/* ib_manifold_feature_code of the feature's corners, with the corner codes from the table. */
+static uint32_t feature_code(const Feature* f, uint32_t salt)
+{
+	if (f->count == 1) return ib_box_corner_code(salt, f->id[0]);
+	uint32_t x = 0u;
+	for (int i = 0; i < f->count; ++i) x ^= ib_box_corner_code(salt, f->id[i]);
+	return ib_feature_code(salt + 100u, x, (uint32_t)f->count);
 }
 
 static int polygon(const Feature* f, ibClipPoint* p, double eps, double width)
@@ -223,7 +259,7 @@ static inline bool lift(const ibConvex* c, const Feature* f, ibVec3 x, double* s
 			if (xk < -h[k] + nudge && xk >= -h[k] - eps) xk = -h[k] + nudge;
 		}
 		if (fabs(d[k]) > 1e-300) {
-			double t1 = (-h[k] - xk) / d[k], t2 = (h[k] - xk) / d[k];
+			double t1 = (-h[k] - xk) * f->inv[k], t2 = (h[k] - xk) * f->inv[k]; /* 1 rounding more than / */
 			bool le = t1 <= t2;
 			double l1 = le ? t1 : t2, h1 = le ? t2 : t1;
 			lo = l1 > lo ? l1 : lo;
@@ -269,21 +305,13 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 	 * box seen nearly edge-on depends on it) */
 	ibConvexDistance q;
 	ib_box_box_sat_witness(a, b, &st, &q);
-	/* the face-normal choice of the general path from the separations of the face axes, summed as there:
-	 * dot(B_k, A_i) = C[i][k] and dot(A_k, B_i) = C[k][i] bit for bit, the frames' own dot products apart */
+	/* the face-normal choice of the general path from the separations of the face axes: those are the face
+	 * axes' overlaps of the search, negated (the general path sums the frames' own dot products, 1 and 0
+	 * up to rounding, where the search has ha[i] and hb[j]: a difference of ~1e-16 of the sizes) */
 	double sepF[6], tf[6];
-	for (int side = 0; side < 2; ++side) {
-		const ibMat3* R = side == 0 ? &a->R : &b->R;
-		for (int i = 0; i < 3; ++i) {
-			ibVec3 L = ibMat3_Column(*R, i);
-			double rr = 0.0;
-			for (int k = 0; k < 3; ++k) {
-				double own = fabs(ibDot(ibMat3_Column(*R, k), L)), other = side == 0 ? s.X[i][k] : s.X[k][i];
-				rr += side == 0 ? ha[k] * own + hb[k] * other : ha[k] * other + hb[k] * own;
-			}
-			tf[3 * side + i] = side == 0 ? s.tA[i] : s.tB[i];
-			sepF[3 * side + i] = fabs(tf[3 * side + i]) - rr;
-		}
+	for (int k = 0; k < 3; ++k) {
+		sepF[k] = -s.faceOv[k], sepF[3 + k] = -s.faceOv[3 + k];
+		tf[k] = s.tA[k], tf[3 + k] = s.tB[k];
 	}
 	ib_manifold_box_face_select(a, b, sepF, tf, tol0, &q);
 	if (!(q.distance <= tolerance)) return 0;
@@ -335,8 +363,7 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 	/* the deepest pair when no region vertex is as deep (a vertex feature): the deepest of the lines along
 	 * n through the witness points and the features' vertices, lifted onto both boxes */
 	if (reg.count == 0 || q.distance < minSep - 1e-9 * scale) {
-		uint32_t key = ib_feature_code(3u, ib_manifold_feature_code(fa.id, fa.count, SALT_A),
-		                               ib_manifold_feature_code(fb.id, fb.count, SALT_B));
+		uint32_t key = ib_feature_code(3u, feature_code(&fa, SALT_A), feature_code(&fb, SALT_B));
 		ibVec3 cand[2 + 16];
 		int ncand = 0;
 		bool vertex = nc == 0 && (na == 1 || nb == 1);

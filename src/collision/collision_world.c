@@ -70,6 +70,12 @@ static ibShapeSlot empty_slot(void)
 
 static bool aabb_finite(ibAABB a) { return ibVec3_IsFinite(a.lo) && ibVec3_IsFinite(a.hi); }
 
+static bool aabb_contains(ibAABB outer, ibAABB inner)
+{
+	return outer.lo.x <= inner.lo.x && outer.lo.y <= inner.lo.y && outer.lo.z <= inner.lo.z &&
+	       inner.hi.x <= outer.hi.x && inner.hi.y <= outer.hi.y && inner.hi.z <= outer.hi.z;
+}
+
 /* The pose (p, q) within IB_COHERENCE_DRIFT of the pose of the slot's convex view. A point of the
  * shape (within radius of its position) moves by at most |dp| + radius theta, theta the angle between
  * the rotations, and theta = 4 asin(|dq| / 2) <= 4 |dq| for unit quaternions on the same side (q and
@@ -78,6 +84,8 @@ static bool within_drift(const ibShapeSlot* sl, ibVec3 p, ibQuat q)
 {
 	const ibConvex* c = &sl->convex;
 	double dp = fabs(p.x - c->position.x) + fabs(p.y - c->position.y) + fabs(p.z - c->position.z);
+	const double bound = IB_COHERENCE_DRIFT * (1.0 + sl->radius);
+	if (!(dp <= bound)) return false; /* moved too far already (the rotation term is >= 0) */
 	double n2 = ibQuatNormSq(q);
 	if (!(n2 > 0.5 && n2 < 2.0)) return false; /* far from unit (or not finite): the full update */
 	double inv = 1.0 / sqrt(n2);
@@ -86,7 +94,7 @@ static bool within_drift(const ibShapeSlot* sl, ibVec3 p, ibQuat q)
 	double dm = fabs(w - r.w) + fabs(x - r.x) + fabs(y - r.y) + fabs(z - r.z);
 	double dpl = fabs(w + r.w) + fabs(x + r.x) + fabs(y + r.y) + fabs(z + r.z);
 	double dq = dm < dpl ? dm : dpl;
-	return dp + 4.0 * sl->radius * dq <= IB_COHERENCE_DRIFT * (1.0 + sl->radius);
+	return dp + 4.0 * sl->radius * dq <= bound;
 }
 
 /* Drop the broadphase (new method): proxies and pair entries are rebuilt at the next sync. */
@@ -160,7 +168,7 @@ ibResult ib_collision_sync(ibWorld* w)
 		if (!cw->bp) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory creating the broadphase");
 	}
 	uint64_t clock = ++cw->clock;
-	double margin = 0.5 * w->collisionSettings.contactTolerance;
+	double margin = 0.5 * w->collisionSettings.contactTolerance, slack = IB_PROXY_SLACK * margin;
 	bool remargin = margin != cw->aabbMargin;
 	cw->aabbMargin = margin;
 	if (w->shapeHigh > cw->slotCapacity) {
@@ -200,14 +208,18 @@ ibResult ib_collision_sync(ibWorld* w)
 				ibVec3 c = ibScale(0.5, ibAdd(box.lo, box.hi));
 				sl->radius = ibDistance(p, c) + 0.5 * ibDistance(box.hi, box.lo);
 				box = ib_aabb_fatten(box, margin);
+				ibAABB fat = ib_aabb_fatten(box, slack);
 				if (sl->proxy == IB_BP_NULL) {
-					sl->proxy = ib_broadphase_add_proxy(bp, box, to_bp_filter(s->filter), !ib_is_dynamic(b), i);
+					sl->proxy = ib_broadphase_add_proxy(bp, fat, to_bp_filter(s->filter), !ib_is_dynamic(b), i);
 					if (sl->proxy == IB_BP_NULL)
 						return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the broadphase");
 					sl->generation = s->generation;
-				} else {
+					sl->box = fat;
+					sl->filter = s->filter;
+				} else if (!(aabb_contains(sl->box, box) && aabb_contains(ib_aabb_fatten(fat, slack), sl->box))) {
 					ibVec3 disp = sl->poseValid ? ibSub(p, sl->pos) : IB_VEC3_ZERO;
-					ib_broadphase_move_proxy_predicted(bp, sl->proxy, box, disp);
+					ib_broadphase_move_proxy_predicted(bp, sl->proxy, fat, disp);
+					sl->box = fat;
 				}
 				sl->pos = p;
 				sl->rot = q;
@@ -217,7 +229,12 @@ ibResult ib_collision_sync(ibWorld* w)
 				sl->convexValid = false;
 			}
 		}
-		if (sl->proxy != IB_BP_NULL) ib_broadphase_set_filter(bp, sl->proxy, to_bp_filter(s->filter));
+		if (sl->proxy != IB_BP_NULL &&
+		    (sl->filter.categoryBits != s->filter.categoryBits || sl->filter.maskBits != s->filter.maskBits ||
+		     sl->filter.groupIndex != s->filter.groupIndex)) {
+			ib_broadphase_set_filter(bp, sl->proxy, to_bp_filter(s->filter));
+			sl->filter = s->filter;
+		}
 	}
 	if (!sync_body_rules(w, cw)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
 	if (!ib_broadphase_update(bp)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the broadphase");
@@ -280,6 +297,8 @@ ibResult ib_collision_detect(ibWorld* w)
 	const uint64_t detection = ++cw->detections;
 	bool oom = false;
 	const double tol = w->collisionSettings.contactTolerance;
+	/* no joint pairs and no exclusions (the common case): only shapes of one body never collide */
+	const bool bodyRules = cw->jointPairs.count > 0 || cw->excluded.count > 0;
 	for (int32_t k = 0; k < n; ++k) {
 		uint64_t key = ib_pair_key(pairs[k].a, pairs[k].b);
 		int32_t sa = ib_broadphase_user_id(cw->bp, pairs[k].a), sb = ib_broadphase_user_id(cw->bp, pairs[k].b);
@@ -310,7 +329,7 @@ ibResult ib_collision_detect(ibWorld* w)
 		bool touching = false;
 		bool wasReusable = e->reusable;
 		e->reusable = false;
-		if (ib_collision_bodies_may_collide(w, pa->body, pb->body)) {
+		if (bodyRules ? ib_collision_bodies_may_collide(w, pa->body, pb->body) : pa->body != pb->body) {
 			++candidates;
 			const ibShapeSlot *la = &cw->slots[sa], *lb = &cw->slots[sb];
 			int32_t first = cw->contactCount;

@@ -24,7 +24,16 @@ typedef struct ibShapeSlot {
 	 * points from its position. */
 	uint64_t driftStamp;
 	double radius;
+	/* the proxy's box: the shape's AABB fattened by ε_c/2 (the margin) and by IB_PROXY_SLACK x the margin
+	 * more; kept while it holds the AABB fattened by the margin and is not 2 slacks larger than it */
+	ibAABB box;
+	ibFilter filter; /* the filter the proxy has */
 } ibShapeSlot;
+
+/* Extra fattening of the proxy boxes, in units of the margin ε_c/2: a shape that moves less than that
+ * keeps its proxy box (no broadphase move, no re-sorting when none moved); the candidate pairs are
+ * then those within ε_c to ε_c (1 + 2 IB_PROXY_SLACK) of each other, the narrowphase decides. */
+#define IB_PROXY_SLACK 1.0
 
 /* Bound of the pose change (relative to 1 + the shape's radius) under which a convex shape keeps its
  * convex view, box and proxy: every pair with it is computed against a pose that far from the true

@@ -18,6 +18,17 @@ static inline double ib_manifold_feature_band(double tolerance, double distance)
 /* Order-independent code of a whole feature (vertex ids id[0..count)) for single-point contacts. */
 uint32_t ib_manifold_feature_code(const uint32_t* id, int count, uint32_t salt);
 
+/* ib_feature_code(salt, id, 0) of a box corner (id 0..7) of shape A (salt 1) or B (salt 2) of a pair,
+ * the corner keys of the contact regions, from a table (tests/test_manifold_box.c checks it against the
+ * hash). */
+static inline uint32_t ib_box_corner_code(uint32_t salt, uint32_t id)
+{
+	static const uint32_t code[2][8] = {
+	    {0xCCD06A44u, 0xA1EEADF6u, 0xD9176422u, 0xE3A80D80u, 0x7757BE70u, 0xB31E64EEu, 0xA92B6160u, 0xCB4D9253u},
+	    {0x95406A44u, 0x773EADF6u, 0x0F476423u, 0x93D80D80u, 0x8E27BE71u, 0x2A8E64EEu, 0x73FB6160u, 0x01DD9253u}};
+	return code[(salt - 1u) & 1u][id & 7u];
+}
+
 /* The contact normal of two boxes near a face contact (a face axis instead of the query's normal when
  * within rounding or, penetrating, a much larger box's; see manifold.c). */
 void ib_manifold_box_face_normal(const ibConvex* a, const ibConvex* b, double tolerance, ibConvexDistance* q);
