@@ -482,6 +482,39 @@ static void check_rays(const Scene* s, ibBroadphase* bp)
 	free(bf);
 }
 
+typedef struct BatchHits {
+	uint64_t* keys;
+	int n, cap;
+} BatchHits;
+
+static bool batch_cb(void* ctx, int32_t q, int32_t proxy)
+{
+	BatchHits* h = ctx;
+	assert_true(h->n < h->cap);
+	h->keys[h->n++] = ((uint64_t)(uint32_t)q << 32) | (uint32_t)proxy;
+	return true;
+}
+
+/* ib_broadphase_query_batch reports, per query box in order, exactly the alive proxies overlapping it
+ * (the SAP in ascending id, the tree in its own order: compared as sets there) */
+static void check_batch(const Scene* s, ibBroadphase* bp)
+{
+	enum { NQ = 60 };
+	ibAABB q[NQ];
+	for (int i = 0; i < NQ; ++i) q[i] = scene_box(rnd() < 0.4, s->world);
+	int cap = NQ * s->cap + 1, m = 0;
+	uint64_t* ref = malloc((size_t)cap * sizeof *ref);
+	BatchHits h = {malloc((size_t)cap * sizeof(uint64_t)), 0, cap};
+	for (int i = 0; i < NQ; ++i)
+		for (int id = 0; id < s->cap; ++id)
+			if (s->alive[id] && ib_aabb_overlap(q[i], s->box[id])) ref[m++] = ((uint64_t)(uint32_t)i << 32) | (uint32_t)id;
+	assert_true(ib_broadphase_query_batch(bp, q, NQ, batch_cb, &h));
+	if (bp->kind == IB_BROADPHASE_TREE) qsort(h.keys, (size_t)h.n, sizeof *h.keys, cmp_u64);
+	assert_int_equal(h.n, m);
+	for (int i = 0; i < m; ++i) assert_true(h.keys[i] == ref[i]);
+	free(ref), free(h.keys);
+}
+
 static int scene_add(Scene* s, ibBroadphase* bp, bool isStatic)
 {
 	bool grid = rnd() < 0.3;
@@ -636,6 +669,7 @@ static void run_scene(ibBroadphaseKind kind, uint64_t seed)
 		ib_broadphase_pairs(bp, &np);
 		total += np;
 		if (step % 10 == 0) check_rays(&s, bp);
+		if (step % 10 == 5) check_batch(&s, bp);
 	}
 	assert_true(total > 10 * SCENE_STEPS); /* the scenes are not trivially empty */
 	if (kind == IB_BROADPHASE_SAP)

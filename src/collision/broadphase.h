@@ -263,6 +263,12 @@ typedef struct ibBroadphase {
 	ibRayHit* rayScratch;
 	int32_t rayScratchCapacity;
 
+	/* scratch of ib_broadphase_query_batch */
+	ibRayHit *batchQ, *batchP, *batchSort;
+	int32_t batchQCapacity, batchPCapacity, batchSortCapacity;
+	uint64_t *batchHits, *batchHitScratch;
+	int32_t batchHitCapacity, batchHitScratchCapacity;
+
 	ibBroadphaseStats stats;
 } ibBroadphase;
 
@@ -304,6 +310,12 @@ static inline int32_t ib_broadphase_proxy_count(const ibBroadphase* bp) { return
 /* Proxies whose current AABB overlaps aabb (SAP: linear scan). Stop when fn returns false. */
 typedef bool ibBroadphaseQueryFn(void* ctx, int32_t proxy);
 void ib_broadphase_query(ibBroadphase* bp, ibAABB aabb, ibBroadphaseQueryFn* fn, void* ctx);
+/* n queries at once: fn(ctx, q, proxy) for every alive proxy whose AABB overlaps boxes[q], in ascending
+ * q and, per query, in the order ib_broadphase_query reports them (the SAP: ascending proxy id; there
+ * one sort and sweep on x, "box pruning", instead of n brute-force scans). Stops when fn returns false.
+ * Returns false if fn stopped it or memory ran out (then nothing more is reported). */
+typedef bool ibBroadphaseBatchFn(void* ctx, int32_t query, int32_t proxy);
+bool ib_broadphase_query_batch(ibBroadphase* bp, const ibAABB* boxes, int32_t n, ibBroadphaseBatchFn* fn, void* ctx);
 /* All proxies whose current AABB the segment p0 -> p1 hits, ordered by (t, proxy) (SAP: linear scan).
  * The array lives until the next ray cast; NULL with *count = -1 when out of memory. */
 const ibRayHit* ib_broadphase_raycast(ibBroadphase* bp, ibVec3 p0, ibVec3 p1, int32_t* count);

@@ -350,6 +350,11 @@ void ib_broadphase_destroy(ibBroadphase* bp)
 	FREE_ARR(bp, bp->keyScratch, bp->keyScratchCapacity);
 	FREE_ARR(bp, bp->rayHits, bp->rayHitCapacity);
 	FREE_ARR(bp, bp->rayScratch, bp->rayScratchCapacity);
+	FREE_ARR(bp, bp->batchQ, bp->batchQCapacity);
+	FREE_ARR(bp, bp->batchP, bp->batchPCapacity);
+	FREE_ARR(bp, bp->batchSort, bp->batchSortCapacity);
+	FREE_ARR(bp, bp->batchHits, bp->batchHitCapacity);
+	FREE_ARR(bp, bp->batchHitScratch, bp->batchHitScratchCapacity);
 	ibBpAllocator al = bp->alloc;
 	ib_bp_free(&al, bp, sizeof *bp);
 }
@@ -744,6 +749,112 @@ static void sort_hits(ibRayHit* a, ibRayHit* tmp, int32_t n)
 		dst = t;
 	}
 	if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
+}
+
+/* ---------------------------------------------------------------- batched box queries */
+
+typedef struct batchOneCtx {
+	ibBroadphaseBatchFn* fn;
+	void* ctx;
+	int32_t q;
+	bool stopped;
+} batchOneCtx;
+
+static bool batch_one_cb(void* vctx, int32_t proxy)
+{
+	batchOneCtx* c = vctx;
+	if (c->fn(c->ctx, c->q, proxy)) return true;
+	c->stopped = true;
+	return false;
+}
+
+static bool push_batch_hit(ibBroadphase* bp, int32_t* count, int32_t q, int32_t proxy)
+{
+	if (!RESERVE(bp, bp->batchHits, bp->batchHitCapacity, *count + 1)) return false;
+	bp->batchHits[(*count)++] = ((uint64_t)(uint32_t)q << 32) | (uint32_t)proxy;
+	return true;
+}
+
+static inline double axis_of(ibVec3 v, int a) { return a == 0 ? v.x : a == 1 ? v.y : v.z; }
+
+/* the axis along which the proxies' centres spread most */
+static int batch_axis(const ibBroadphase* bp)
+{
+	double sum[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
+	int32_t m = 0;
+	for (int32_t id = 0; id < bp->proxyHigh; ++id) {
+		if (bp->proxies[id].state != IB_PROXY_ALIVE) continue;
+		ibVec3 c = ibScale(0.5, ibAdd(bp->aabbs[id].lo, bp->aabbs[id].hi));
+		for (int a = 0; a < 3; ++a) {
+			double v = axis_of(c, a);
+			if (!isfinite(v)) continue;
+			sum[a] += v;
+			sq[a] += v * v;
+		}
+		++m;
+	}
+	int best = 0;
+	double bestVar = -1.0;
+	for (int a = 0; a < 3 && m > 0; ++a) {
+		double mean = sum[a] / m, var = sq[a] / m - mean * mean;
+		if (var > bestVar) bestVar = var, best = a;
+	}
+	return best;
+}
+
+/* [IMPL] Box pruning: queries and proxies sorted by their lower bound on the axis of most spread; a
+ * pair overlapping on that axis is found exactly once, from the query when the proxy starts within it
+ * (p.lo >= q.lo) and from the proxy otherwise (q.lo > p.lo); the full overlap test then decides. */
+static bool batch_sweep(ibBroadphase* bp, const ibAABB* boxes, int32_t n, int32_t* hitCount)
+{
+	int32_t np = 0;
+	if (!RESERVE(bp, bp->batchQ, bp->batchQCapacity, n) || !RESERVE(bp, bp->batchP, bp->batchPCapacity, bp->proxyHigh + 1) ||
+	    !RESERVE(bp, bp->batchSort, bp->batchSortCapacity, (n > bp->proxyHigh ? n : bp->proxyHigh) + 1))
+		return false;
+	const int a = batch_axis(bp);
+	for (int32_t q = 0; q < n; ++q) bp->batchQ[q] = (ibRayHit){q, axis_of(boxes[q].lo, a)};
+	for (int32_t id = 0; id < bp->proxyHigh; ++id)
+		if (bp->proxies[id].state == IB_PROXY_ALIVE) bp->batchP[np++] = (ibRayHit){id, axis_of(bp->aabbs[id].lo, a)};
+	sort_hits(bp->batchQ, bp->batchSort, n);
+	sort_hits(bp->batchP, bp->batchSort, np);
+	const ibRayHit *Q = bp->batchQ, *P = bp->batchP;
+	int32_t j0 = 0;
+	for (int32_t i = 0; i < n; ++i) {
+		const ibAABB qb = boxes[Q[i].proxy];
+		const double hi = axis_of(qb.hi, a);
+		while (j0 < np && P[j0].t < Q[i].t) ++j0;
+		for (int32_t j = j0; j < np && P[j].t <= hi; ++j)
+			if (ib_aabb_overlap(qb, bp->aabbs[P[j].proxy]) && !push_batch_hit(bp, hitCount, Q[i].proxy, P[j].proxy)) return false;
+	}
+	int32_t i0 = 0;
+	for (int32_t j = 0; j < np; ++j) {
+		const ibAABB pb = bp->aabbs[P[j].proxy];
+		const double hi = axis_of(pb.hi, a);
+		while (i0 < n && Q[i0].t <= P[j].t) ++i0;
+		for (int32_t i = i0; i < n && Q[i].t <= hi; ++i)
+			if (ib_aabb_overlap(boxes[Q[i].proxy], pb) && !push_batch_hit(bp, hitCount, Q[i].proxy, P[j].proxy)) return false;
+	}
+	return true;
+}
+
+bool ib_broadphase_query_batch(ibBroadphase* bp, const ibAABB* boxes, int32_t n, ibBroadphaseBatchFn* fn, void* ctx)
+{
+	if (n <= 0) return true;
+	if (bp->kind == IB_BROADPHASE_TREE) { /* the trees answer each query in logarithmic time already */
+		for (int32_t q = 0; q < n; ++q) {
+			batchOneCtx c = {fn, ctx, q, false};
+			ib_broadphase_query(bp, boxes[q], batch_one_cb, &c);
+			if (c.stopped) return false;
+		}
+		return true;
+	}
+	int32_t count = 0;
+	if (!batch_sweep(bp, boxes, n, &count)) return false;
+	if (!RESERVE(bp, bp->batchHitScratch, bp->batchHitScratchCapacity, count)) return false;
+	count = ib_sort_unique_keys(bp->batchHits, count, bp->batchHitScratch);
+	for (int32_t k = 0; k < count; ++k)
+		if (!fn(ctx, ib_pair_key_a(bp->batchHits[k]), ib_pair_key_b(bp->batchHits[k]))) return false;
+	return true;
 }
 
 const ibRayHit* ib_broadphase_raycast(ibBroadphase* bp, ibVec3 p0, ibVec3 p1, int32_t* count)

@@ -52,6 +52,8 @@ void ib_collision_destroy(ibWorld* w)
 	ib_free(w, cw->toiLow, (size_t)cw->toiCapacity * sizeof(ibRigidState));
 	ib_free(w, cw->toiWarm, (size_t)cw->toiWarmCapacity * sizeof(ibVec3));
 	ib_free(w, cw->caProxies, (size_t)cw->caProxyCapacity * sizeof(int32_t));
+	ib_free(w, cw->nearBoxes, (size_t)cw->nearBoxCapacity * sizeof(ibAABB));
+	ib_free(w, cw->nearShapes, (size_t)cw->nearShapeCapacity * sizeof(int32_t));
 	ib_free(w, cw->specKeys, (size_t)cw->specCapacity * sizeof(uint64_t));
 	ib_free(w, cw, sizeof *cw);
 	w->collision = NULL;

@@ -114,6 +114,9 @@ typedef struct ibCollisionWorld {
 	bool specSorted;
 	int32_t* caProxies;
 	int32_t caProxyCount, caProxyCapacity;
+	ibAABB* nearBoxes; /* ib_collision_near_pairs: one fattened box per moving shape */
+	int32_t* nearShapes;
+	int32_t nearBoxCapacity, nearShapeCapacity;
 } ibCollisionWorld;
 
 /* True if the pair (broadphase pair key) got speculative points at this sub-step's t0 (toi.c). */

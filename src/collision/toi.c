@@ -328,40 +328,56 @@ static double ca_earliest(ibWorld* w, const Chord* c, int32_t* outA, int32_t* ou
 
 /* ---------------------------------------------------------------- speculative candidates */
 
+typedef struct NearCtx {
+	ibWorld* w;
+	const double* motion;
+	ibNearPairFn* fn;
+	void* ctx;
+} NearCtx;
+
+static bool near_candidate(void* vctx, int32_t query, int32_t proxy)
+{
+	NearCtx* x = vctx;
+	ibWorld* w = x->w;
+	int32_t s = w->collision->nearShapes[query];
+	int32_t o = ib_broadphase_user_id(w->collision->bp, proxy);
+	const ibShape *sh = &w->shapes[s], *os = &w->shapes[o];
+	int32_t i = sh->body, j = os->body;
+	if (j == i || !ib_collision_bodies_may_collide(w, i, j)) return true;
+	const ibBody* ob = &w->bodies[j];
+	double mj = ob->type == IB_BODY_STATIC || ob->sleeping ? 0.0 : x->motion[j];
+	if (mj > x->motion[i] || (mj == x->motion[i] && j < i)) return true; /* found from body j */
+	if (!ib_collision_filter_test((ibCollisionFilter){sh->filter.categoryBits, sh->filter.maskBits, sh->filter.groupIndex},
+	                              (ibCollisionFilter){os->filter.categoryBits, os->filter.maskBits, os->filter.groupIndex}))
+		return true;
+	if (ib_collision_was_touching(w, s, o)) return true;
+	return x->fn(w, x->ctx, s, o);
+}
+
 bool ib_collision_near_pairs(ibWorld* w, const double* motion, ibNearPairFn* fn, void* ctx)
 {
 	ibCollisionWorld* cw = w->collision;
 	if (!cw || !cw->bp) return true;
+	/* one query box per shape of a moving body; all answered by one batched query (a sweep on the SAP
+	 * instead of one brute-force scan per box), in the order of the shapes */
+	int32_t n = 0;
 	for (int32_t i = 0; i < w->bodyHigh; ++i) {
 		const ibBody* b = &w->bodies[i];
 		if (!b->inUse || b->type == IB_BODY_STATIC || b->sleeping || b->shapeCount == 0 || !(motion[i] > 0.0)) continue;
 		for (int32_t s = b->firstShape; s != IB_NULL_INDEX; s = w->shapes[s].nextInBody) {
-			const ibShape* sh = &w->shapes[s];
 			/* the pair's margin is motion[i] + motion[j] <= 2 max(motion[i], motion[j]): the body that
 			 * moves more finds it with its box fattened by twice its own bound (ties: lower index) */
-			ibAABB box = ib_aabb_fatten(ib_shape_world_aabb(b, sh), 2.0 * motion[i]);
+			ibAABB box = ib_aabb_fatten(ib_shape_world_aabb(b, &w->shapes[s]), 2.0 * motion[i]);
 			if (!ibVec3_IsFinite(box.lo) || !ibVec3_IsFinite(box.hi)) continue;
-			cw->caProxyCount = 0;
-			ib_broadphase_query(cw->bp, box, collect_proxy, w);
-			for (int32_t k = 0; k < cw->caProxyCount; ++k) {
-				int32_t o = ib_broadphase_user_id(cw->bp, cw->caProxies[k]);
-				const ibShape* os = &w->shapes[o];
-				int32_t j = os->body;
-				if (j == i || !ib_collision_bodies_may_collide(w, i, j)) continue;
-				const ibBody* ob = &w->bodies[j];
-				double mj = ob->type == IB_BODY_STATIC || ob->sleeping ? 0.0 : motion[j];
-				if (mj > motion[i] || (mj == motion[i] && j < i)) continue; /* found from body j */
-				if (!ib_collision_filter_test((ibCollisionFilter){sh->filter.categoryBits, sh->filter.maskBits,
-				                                                  sh->filter.groupIndex},
-				                              (ibCollisionFilter){os->filter.categoryBits, os->filter.maskBits,
-				                                                  os->filter.groupIndex}))
-					continue;
-				if (ib_collision_was_touching(w, s, o)) continue;
-				if (!fn(w, ctx, s, o)) return false;
-			}
+			if (!ib_grow(w, (void**)&cw->nearBoxes, &cw->nearBoxCapacity, n + 1, sizeof(ibAABB)) ||
+			    !ib_grow(w, (void**)&cw->nearShapes, &cw->nearShapeCapacity, n + 1, sizeof(int32_t)))
+				return false;
+			cw->nearBoxes[n] = box;
+			cw->nearShapes[n++] = s;
 		}
 	}
-	return true;
+	NearCtx x = {w, motion, fn, ctx};
+	return ib_broadphase_query_batch(cw->bp, cw->nearBoxes, n, near_candidate, &x);
 }
 
 bool ib_toi_unchecked(const ibWorld* w) { return w->collision && w->collision->toiUnchecked; }
