@@ -30,6 +30,7 @@ static int stepsOverride = 0;
 static int ibdynWarm = 1; /* contact warm start of the ibdyn engine (--warm=0|1) */
 static int ibdynShock = 0; /* shockIterations of the ibdyn engine on the box scenes (--shock=N) */
 static int ibdynToiSubsteps = -1; /* --max-toi-substeps=N: ibCollisionSettings.maxToiSubsteps of the ibdyn worlds (box scenes, funnel; -1 = default) */
+static int ibdynStall = -1; /* --stall=N: ibContactSettings.stallSweeps (default: the library's) */
 static int ibdynSpec = 1; /* --spec=0|1: ibCollisionSettings.speculativeApproach of the ibdyn box worlds (default on) */
 static int sleepAll = 0; /* --sleep=0|1: every engine of the box scenes lets resting bodies sleep (ContactScene.sleep) */
 static int ibdynVariants = 1; /* also run ibdyn-nowarm (warm start off) and ibdyn-shock10 (--no-variants: off) */
@@ -86,6 +87,7 @@ static ibWorldId ibdynWorld(const ContactScene* s, int shock, int warm, ibBodyId
 	wd.solver.contact.collisionTolerance = 1e-3;
 	wd.solver.contact.contactPositionTolerance = 1e-5;
 	wd.solver.contact.shockIterations = shock;
+	if (ibdynStall >= 0) wd.solver.contact.stallSweeps = ibdynStall;
 	if (ibdynToiSubsteps >= 0) wd.collision.maxToiSubsteps = ibdynToiSubsteps;
 	wd.collision.speculativeApproach = ibdynSpec != 0;
 	wd.solver.sleep.enabled = s->sleep != 0;
@@ -122,6 +124,20 @@ static void getIbdyn(int n, const ibBodyId* bodies, double* pos, double* quat)
 }
 
 /* engine 0 = ibdyn, 1 = Bullet, 2 = ODE; warm: ibdyn's contact warm start */
+/* IBDYN_BENCH_TRACE=1: one line of ibStepStats per ibdyn step on stderr (diagnosis, not timing) */
+static int traceSteps;
+
+static void traceStep(ibWorldId w, int step, double ms)
+{
+	ibStepStats st = ibWorld_GetStepStats(w);
+	fprintf(stderr,
+	        "trace: step=%d ms=%.2f det=%.2f coll=%.2f cont=%.2f pts=%d colliding=%d resting=%d it_c=%d it_r=%d it_v=%d sub=%d "
+	        "res_c=%.2e res_r=%.2e\n",
+	        step, ms, st.detectionMs, st.collisionMs, st.contactMs, st.contactPoints, st.collidingPoints, st.restingPoints,
+	        st.collisionIterations, st.contactIterations, st.contactVelocityIterations, st.stepSubdivisions, st.collisionResidual,
+	        st.contactResidual);
+}
+
 static RunResult runBoxes(const ContactScene* s, int engine, int shock, int warm)
 {
 	RunResult r = {0};
@@ -147,7 +163,9 @@ static RunResult runBoxes(const ContactScene* s, int engine, int shock, int warm
 		} else {
 			contact_peer_step(p);
 		}
-		total += bench_now_ms() - t0;
+		double dt = bench_now_ms() - t0;
+		total += dt;
+		if (engine == 0 && traceSteps) traceStep(w, k + 1, dt);
 		r.steps = k + 1;
 		memcpy(prev, pos, sizeof(double) * 3 * (size_t)n);
 		if (engine == 0) getIbdyn(n, bodies, pos, quat);
@@ -252,11 +270,12 @@ static void boxScene(ContactScene* s, int pyramid, int peers)
 		r[e] = runBoxes(s, e, e == 0 ? ibdynShock : 10, e == 0 ? ibdynWarm : 1);
 		/* pyramid: no box moved by more than 0.1 m; rain: nothing fell through and the pile is at rest */
 		standing[e] = isStanding(&r[e], pyramid);
-		char extra[96];
+		char extra[128];
 		if (e == 0)
-			snprintf(extra, sizeof extra, " sleep=%s warm=%s shock=%d max_toi_substeps=%d spec=%d", s->sleep ? "on" : "off",
+			snprintf(extra, sizeof extra, " sleep=%s warm=%s shock=%d max_toi_substeps=%d spec=%d stall=%d", s->sleep ? "on" : "off",
 			         ibdynWarm ? "on" : "off", ibdynShock,
-			         ibdynToiSubsteps >= 0 ? ibdynToiSubsteps : ibDefaultCollisionSettings().maxToiSubsteps, ibdynSpec);
+			         ibdynToiSubsteps >= 0 ? ibdynToiSubsteps : ibDefaultCollisionSettings().maxToiSubsteps, ibdynSpec,
+			         ibdynStall >= 0 ? ibdynStall : ibDefaultSolverSettings().contact.stallSweeps);
 		else
 			snprintf(extra, sizeof extra, " sleep=%s", s->sleep ? "on" : "off");
 		printRunEx(s, names[e], &r[e], standing[e], extra);
@@ -345,7 +364,9 @@ static void wallScene(int shock)
 			r.diverged = 1;
 			break;
 		}
-		total += bench_now_ms() - t0;
+		double dt = bench_now_ms() - t0;
+		total += dt;
+		if (traceSteps) traceStep(w, k + 1, dt);
 		r.steps = k + 1;
 		memcpy(prev, pos, sizeof(double) * 3 * (size_t)s.n);
 		getIbdyn(s.n, stones, pos, quat);
@@ -475,6 +496,8 @@ static void funnelScene(void)
 int main(int argc, char** argv)
 {
 	int peers = 1, want[3] = {0, 0, 0}, any = 0, funnel = 0;
+	const char* trace = getenv("IBDYN_BENCH_TRACE");
+	traceSteps = trace && trace[0] == '1';
 	for (int i = 1; i < argc; ++i) {
 		if (strncmp(argv[i], "--budget-s=", 11) == 0) budgetS = atof(argv[i] + 11);
 		else if (strncmp(argv[i], "--steps=", 8) == 0) stepsOverride = atoi(argv[i] + 8);
@@ -484,13 +507,14 @@ int main(int argc, char** argv)
 		else if (strcmp(argv[i], "--no-variants") == 0) ibdynVariants = 0;
 		else if (strncmp(argv[i], "--max-toi-substeps=", 19) == 0) ibdynToiSubsteps = atoi(argv[i] + 19);
 		else if (strncmp(argv[i], "--spec=", 7) == 0) ibdynSpec = atoi(argv[i] + 7);
+		else if (strncmp(argv[i], "--stall=", 8) == 0) ibdynStall = atoi(argv[i] + 8);
 		else if (strncmp(argv[i], "--sleep=", 8) == 0) sleepAll = atoi(argv[i] + 8);
 		else if (strcmp(argv[i], "pyramid20") == 0) want[0] = any = 1;
 		else if (strcmp(argv[i], "rain1000") == 0) want[1] = any = 1;
 		else if (strcmp(argv[i], "wall252") == 0) want[2] = any = 1;
 		else if (strcmp(argv[i], "funnel1000") == 0) funnel = any = 1; /* only on request: steps take ~0.5 s */
 		else {
-			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--warm=0|1] [--shock=N] [--no-variants] [--max-toi-substeps=N] [--spec=0|1] [--sleep=0|1]\n");
+			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--warm=0|1] [--shock=N] [--no-variants] [--max-toi-substeps=N] [--spec=0|1] [--stall=N] [--sleep=0|1]\n");
 			return 2;
 		}
 	}

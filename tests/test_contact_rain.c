@@ -37,6 +37,9 @@ static double urand(void)
 }
 
 static bool g_spec; /* ibCollisionSettings.speculativeApproach of the next world */
+static int g_stall = -1; /* ibContactSettings.stallSweeps of the next world (-1: default) */
+static long g_sweeps;    /* contact sweeps (collision, position, velocity) of the last rain_pile_ex */
+static int g_stalled;    /* its steps whose loops ended early, reported not converged */
 
 static ibWorldId bench_world_toi(int maxToiSubsteps)
 {
@@ -47,6 +50,7 @@ static ibWorldId bench_world_toi(int maxToiSubsteps)
 	wd.solver.velocityTolerance = 1e-4;
 	wd.solver.contact.collisionTolerance = 1e-3;
 	wd.solver.contact.contactPositionTolerance = EPS_D;
+	if (g_stall >= 0) wd.solver.contact.stallSweeps = g_stall;
 	ibWorldId w = ibCreateWorld(&wd);
 	ibBodyDef gd = ibDefaultBodyDef();
 	gd.position = ibV3(0, 0, -0.5);
@@ -151,9 +155,18 @@ static int rain_pile_ex(int maxToiSubsteps, double bound, double lateBound)
 		}
 	double worst = 0.0, worstLate = 0.0, worstResting = 0.0, minZ = INFINITY, e0 = energy(b, n), gain = -INFINITY;
 	int resims = 0;
+	g_sweeps = 0;
+	g_stalled = 0;
+	const ibContactSettings cset = ibWorld_GetSolverSettings(w).contact;
 	for (int k = 0; k < 240; ++k) {
 		assert_int_equal(ibWorld_Step(w, H), IB_OK);
 		resims += ibWorld_GetCollisionStats(w).toiIterations;
+		ibStepStats st = ibWorld_GetStepStats(w);
+		g_sweeps += st.collisionIterations + st.contactIterations + st.contactVelocityIterations;
+		/* a loop that ended before its cap without converging stalled; the step says so */
+		if (!st.converged && st.collisionIterations < cset.maxCollisionIterations &&
+		    st.contactIterations < cset.maxContactIterations && st.contactVelocityIterations < cset.maxContactIterations)
+			++g_stalled;
 		double d = deepest(w);
 		worst = fmax(worst, d);
 		if (k >= 180) worstLate = fmax(worstLate, d);
@@ -210,11 +223,34 @@ static void test_rain_pile_speculative(void** state)
 	rain_pile(0, 0.1);
 }
 
+/* Stalled loops (ibContactSettings.stallSweeps, docs/contacts.md): in the tumbling pile some loops
+ * cycle without converging (sliding friction); ending them when their largest impulse per sweep has
+ * not halved for 50 sweeps keeps every bound of the pile (asserted in rain_pile_ex) with fewer sweeps
+ * than running them to the cap, and each such step is reported not converged. */
+static void test_rain_pile_stall(void** state)
+{
+	(void)state;
+	g_spec = false;
+	g_stall = 0;
+	rain_pile(8, 0.05);
+	long capped = g_sweeps;
+	g_stall = 50;
+	rain_pile(8, 0.05);
+	long stalled = g_sweeps;
+	int early = g_stalled;
+	g_stall = -1;
+	printf("contact sweeps over the pile: %ld run to the cap, %ld with stallSweeps 50 (%d steps ended early, not converged)\n", capped,
+	       stalled, early);
+	assert_true(early > 0);
+	assert_true(stalled < capped);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_tilted_landing),
 	    cmocka_unit_test(test_rain_pile),
+	    cmocka_unit_test(test_rain_pile_stall),
 	    cmocka_unit_test(test_rain_pile_speculative),
 	    cmocka_unit_test(test_rain_pile_speculative_approach),
 	};

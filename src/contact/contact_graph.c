@@ -150,12 +150,14 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 		mask_reset(cs, w->bodyHigh);
 	}
 	int32_t tick = 0;
-	int it = 0;
+	int it = 0, stall = set->stallSweeps, refIt = 0;
+	double ref = INFINITY;
 	bool moved = true, full = true;
 	while (moved && it < cap) {
 		if (shock > 0 && it >= shock) break;
 		++it;
 		moved = false;
+		cs->sweepMax2 = 0.0;
 		for (int32_t j = 0; j < cs->count; ++j) {
 			if (mask && !full && point_skipped(cs, &cs->maskRows[j])) continue;
 			ibContactRow* c = &cs->pts[ordered ? cs->order[j] : j];
@@ -178,6 +180,16 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 		/* a masked sweep without a moving point is confirmed by a full one */
 		if (mask && !moved && !full) moved = full = true;
 		else full = false;
+		/* stalled: the largest impulse of a sweep has not halved for stallSweeps sweeps (the points
+		 * cycle, e.g. sliding friction in a pile); the loop ends as at the cap, not converged */
+		if (stall > 0 && moved) {
+			if (cs->sweepMax2 < 0.25 * ref) {
+				ref = cs->sweepMax2;
+				refIt = it;
+			} else if (it - refIt >= stall) {
+				break;
+			}
+		}
 	}
 	/* the impulses so far act on both bodies; those of the shock pass only on the upper one, so they
 	 * must not warm-start the next step, where they would act on both */

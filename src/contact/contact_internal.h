@@ -76,6 +76,7 @@ typedef struct ibContactStore {
 	double prevH;       /* step length of the position loop that produced prev's impulses */
 	double lastH;       /* step length of this step's position loop */
 	int32_t restingCount;
+	double sweepMax2; /* largest |impulse|^2 applied since ib_contacts_run last reset it (stall detection) */
 	/* predicted poses at t0+h of the bodies (indexed like w->bodies), valid while ver == velVersion */
 	ibVec3* predS;
 	ibMat3* predR;

@@ -92,6 +92,9 @@ ibVec3 ib_contact_rel_velocity(const ibWorld* w, const ibContactRow* c)
 
 void ib_contact_apply(ibWorld* w, const ibContactRow* c, ibVec3 p)
 {
+	ibContactStore* cs = w->contactStore;
+	double p2 = ibDot(p, p);
+	if (p2 > cs->sweepMax2) cs->sweepMax2 = p2;
 	if (c->frozen != 1) ib_body_apply_impulse(&w->bodies[c->b1], p, c->a);
 	if (c->frozen != 2) ib_body_apply_impulse(&w->bodies[c->b2], ibNeg(p), c->b);
 }

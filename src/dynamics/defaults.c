@@ -30,6 +30,7 @@ ibSolverSettings ibDefaultSolverSettings(void)
 	s.contact.jointVelocitySweeps = true;
 	s.contact.contactGraph = true;
 	s.contact.shockIterations = 0;
+	s.contact.stallSweeps = 50;
 	s.sleep.enabled = false; /* opt-in: sleeping drops the residual motion of slow bodies (docs/contacts.md) */
 	s.sleep.linearThreshold = 0.05;
 	s.sleep.angularThreshold = 0.05;

@@ -97,8 +97,8 @@ ibResult ib_validate_solver(const ibSolverSettings* s, char* msg, size_t n)
 		if (msg) snprintf(msg, n, "contact.restingSpeed must be finite and >= 0 (got %g)", c->restingSpeed);
 		return IB_ERR_INVALID_ARGUMENT;
 	}
-	if (c->maxCollisionIterations < 1 || c->maxContactIterations < 1 || c->shockIterations < 0) {
-		if (msg) snprintf(msg, n, "contact iteration caps must be >= 1 and shockIterations >= 0");
+	if (c->maxCollisionIterations < 1 || c->maxContactIterations < 1 || c->shockIterations < 0 || c->stallSweeps < 0) {
+		if (msg) snprintf(msg, n, "contact iteration caps must be >= 1, shockIterations and stallSweeps >= 0");
 		return IB_ERR_INVALID_ARGUMENT;
 	}
 	const ibSleepSettings* z = &s->sleep;

@@ -131,6 +131,7 @@ static const ibSceneAttr worldAttrTable[] = {
 	WORLD_ATTR("joint_velocity_sweeps", IB_ATTR_BOOL, solver.contact.jointVelocitySweeps),
 	WORLD_ATTR("contact_graph", IB_ATTR_BOOL, solver.contact.contactGraph),
 	WORLD_ATTR("shock_iterations", IB_ATTR_INT, solver.contact.shockIterations),
+	WORLD_ATTR("stall_sweeps", IB_ATTR_INT, solver.contact.stallSweeps),
 	WORLD_ATTR("sleeping", IB_ATTR_BOOL, solver.sleep.enabled),
 	WORLD_ATTR("sleep_linear_threshold", IB_ATTR_REAL, solver.sleep.linearThreshold),
 	WORLD_ATTR("sleep_angular_threshold", IB_ATTR_REAL, solver.sleep.angularThreshold),

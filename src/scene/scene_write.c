@@ -203,6 +203,7 @@ static void writeWorld(ibSceneWriter* w, ibWorldId world)
 		ibSceneW_AttrText(w, "joint_velocity_sweeps", k.jointVelocitySweeps ? "true" : "false");
 	if (k.contactGraph != kd.contactGraph) ibSceneW_AttrText(w, "contact_graph", k.contactGraph ? "true" : "false");
 	if (k.shockIterations != kd.shockIterations) ibSceneW_AttrInt(w, "shock_iterations", k.shockIterations);
+	if (k.stallSweeps != kd.stallSweeps) ibSceneW_AttrInt(w, "stall_sweeps", k.stallSweeps);
 	/* sleep settings, only where they differ from the defaults */
 	ibSleepSettings z = s.sleep, zd = ibDefaultWorldDef().solver.sleep;
 	if (z.enabled != zd.enabled) ibSceneW_AttrText(w, "sleeping", z.enabled ? "true" : "false");
