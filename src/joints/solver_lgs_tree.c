@@ -41,8 +41,9 @@ typedef struct TreeNode {
 typedef struct LgsTree {
 	TreeNode* nodes;
 	int32_t nodeCapacity, nodeCount;
-	int32_t* order; /* leaves first */
+	int32_t* order; /* leaves first: the elimCount nodes that are eliminated, then the contracted bodies */
 	int32_t orderCapacity;
+	int32_t elimCount;
 	int32_t* bodyNode; /* body index -> node or -1 */
 	int32_t bodyNodeCapacity;
 	int32_t* uf;       /* union-find over bodies (loop test) */
@@ -54,6 +55,9 @@ typedef struct LgsTree {
 	bool hasCut;              /* some joints close loops and are solved iteratively between solves */
 	bool includeVelocityOnly; /* layout of the current factorisation */
 	uint32_t factorEpoch;     /* w->poseEpoch of the current factorisation (0 = none) */
+	bool linksOnly;           /* every body node is contracted (chains held by the world) */
+	uint32_t leverEpoch;      /* w->poseEpoch at which the ball nodes' sg, invMass, A were computed (0 = none) */
+	bool ballLinks;           /* the current factorisation is factor_ball_links' */
 } LgsTree;
 
 /* The tree lives beside the joint store; allocated on first use. */
@@ -242,6 +246,18 @@ static bool build(ibWorld* w, LgsTree* t)
 	}
 	if (nOrder != t->nodeCount) return false;
 	contract(w, t, firstJointNode);
+	/* stable partition: the factor and solve loops walk only the nodes they touch */
+	int32_t ne = 0;
+	for (int32_t i = 0; i < nOrder; ++i)
+		if (!t->nodes[t->order[i]].contracted) t->stack[ne++] = t->order[i];
+	t->elimCount = ne;
+	t->linksOnly = true;
+	for (int32_t i = 0; i < ne; ++i) t->linksOnly &= t->nodes[t->stack[i]].joint >= 0;
+	t->leverEpoch = 0;
+	t->ballLinks = false;
+	for (int32_t i = 0; i < nOrder; ++i)
+		if (t->nodes[t->order[i]].contracted) t->stack[ne++] = t->order[i];
+	memcpy(t->order, t->stack, sizeof(int32_t) * (size_t)nOrder);
 	return true;
 }
 
@@ -327,7 +343,7 @@ static inline __attribute__((always_inline)) bool invert_n(const double* M, int 
 }
 
 /* 3 x 3 by cofactors when clearly regular (|det| > 1e-6 scale^3), else Gauss-Jordan decides. */
-static bool invert3(const double* M, double* inv)
+static inline __attribute__((always_inline)) bool invert3_inline(const double* M, double* inv)
 {
 	double scale = 0.0;
 	for (int i = 0; i < 9; ++i) {
@@ -349,6 +365,8 @@ static bool invert3(const double* M, double* inv)
 	inv[8] = (M[0] * M[4] - M[1] * M[3]) * id;
 	return true;
 }
+
+static bool invert3(const double* M, double* inv) { return invert3_inline(M, inv); }
 
 static bool invert(const double* M, int n, double* inv)
 {
@@ -506,19 +524,88 @@ static inline __attribute__((always_inline)) void point_block_sub(double* D, dou
 	D[8] -= im;
 }
 
+/* factor() for ball joints whose bodies are all contracted (chains held by the world): the same
+ * blocks and operations in the same order as the general path, in two passes over the joint nodes
+ * (their blocks; then, leaves first, the coupling blocks and the elimination) and without its
+ * per-node dispatch. The t0 columns (sg, 1/m, A = J^-1 [r]x) depend only on the poses: the ones of
+ * the velocity correction at this instant are kept for the joint correction's rebuilds. */
+static __attribute__((noinline)) bool factor_ball_links(ibWorld* w, LgsTree* t)
+{
+	const ibJointStore* st = w->joints;
+	bool columns = t->leverEpoch != w->poseEpoch;
+	t->ballLinks = false;
+	for (int32_t oi = 0; oi < t->elimCount; ++oi) {
+		TreeNode* n = &t->nodes[t->order[oi]];
+		const ibJoint* j = &st->joints[n->joint];
+		const ibBasic* c0 = &st->basics[j->basic[0]];
+		n->dim = 3;
+		n->ball = true;
+		double* D = n->Dinv;
+		for (int i = 0; i < 9; ++i) D[i] = 0.0;
+		for (int sd = 0; sd < 2; ++sd) {
+			if (n->side[sd] < 0) continue;
+			if (columns) {
+				int32_t bi = sd == 0 ? j->def.bodyA.index1 - 1 : j->def.bodyB.index1 - 1;
+				const ibBody* b = &w->bodies[bi];
+				bool first = bi == c0->b1;
+				n->sg[sd] = first ? 1.0 : -1.0;
+				n->invMass[sd] = b->invMass;
+				n->A[sd] = mul_skew_right(b->invInertiaW, ibSub(first ? c0->a : c0->b, b->st.s));
+				n->rr[sd] = first ? c0->raResp : c0->rbResp;
+			} else {
+				n->rr[sd] = n->sg[sd] > 0.0 ? c0->raResp : c0->rbResp;
+			}
+			point_block_sub(D, n->invMass[sd], n->rr[sd], &n->A[sd]); /* D -= E/m - [r']x A */
+		}
+	}
+	t->leverEpoch = w->poseEpoch;
+	for (int32_t oi = 0; oi < t->elimCount; ++oi) {
+		TreeNode* n = &t->nodes[t->order[oi]];
+		double D[9];
+		for (int i = 0; i < 9; ++i) D[i] = n->Dinv[i];
+		if (!invert3_inline(D, n->Dinv)) return false;
+		if (n->parent < 0) continue;
+		TreeNode* p = &t->nodes[n->parent];
+		int sn = side_of(n, n->via), sp = side_of(p, n->via);
+		double f = -n->sg[sn] * p->sg[sp], im = n->invMass[sn];
+		point_block(n->Au, f, im, n->rr[sn], &p->A[sp]);
+		point_block(n->Ad, f, im, p->rr[sp], &n->A[sn]);
+		double T[9];
+		mat_mul3(n->Dinv, n->Au, T, false);
+		mat_mul3(n->Ad, T, p->Dinv, true);
+	}
+	t->includeVelocityOnly = false;
+	t->factorEpoch = w->poseEpoch;
+	t->ballLinks = true;
+	return true;
+}
+
 /* Assemble and factor at the current time instant (basics must be prepared). */
 static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 {
 	ibJointStore* st = w->joints;
 	static const double zero36[36] = {0};
 	double D[36];
+	/* closed forms for trees of ball joints only (the mixed case would need both representations) */
+	bool allBall = true;
+	for (int32_t oi = 0; oi < t->elimCount && allBall; ++oi) {
+		const TreeNode* n = &t->nodes[t->order[oi]];
+		if (n->joint < 0) continue;
+		const ibJoint* j = &st->joints[n->joint];
+		const ibBasic* c0 = &st->basics[j->basic[0]];
+		allBall = j->basicCount == 1 && c0->type == &ib_basic_ball && !c0->haveDEdu;
+	}
+	if (allBall && t->linksOnly) return factor_ball_links(w, t);
+	t->leverEpoch = 0; /* the general path below overwrites the ball nodes' columns */
+	t->ballLinks = false;
 	/* diagonal blocks start as H_ii (kept in Dinv until inverted); children are subtracted below */
-	for (int32_t ni = 0; ni < t->nodeCount; ++ni) {
+	for (int32_t oi = 0; oi < t->elimCount; ++oi) {
+		int32_t ni = t->order[oi];
 		TreeNode* n = &t->nodes[ni];
 		if (n->contracted) continue;
 		if (n->joint >= 0) { /* only its dim x dim block is used */
 			int d = joint_rows(st, &st->joints[n->joint], velocityOnlyToo);
-			memset(n->Dinv, 0, sizeof(double) * (size_t)(d * d));
+			for (int i = 0; i < d * d; ++i) n->Dinv[i] = 0.0;
 			continue;
 		}
 		memcpy(n->Dinv, zero36, sizeof zero36);
@@ -531,20 +618,12 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 			}
 		}
 	}
-	/* closed forms for trees of ball joints only (the mixed case would need both representations) */
-	bool allBall = true;
-	for (int32_t ni = 0; ni < t->nodeCount && allBall; ++ni) {
-		const TreeNode* n = &t->nodes[ni];
-		if (n->joint < 0) continue;
-		const ibJoint* j = &st->joints[n->joint];
-		const ibBasic* c0 = &st->basics[j->basic[0]];
-		allBall = j->basicCount == 1 && c0->type == &ib_basic_ball && !c0->haveDEdu;
-	}
 	/* joint rows per side. Rows of a joint: the response of its (predicted) error to body velocity
 	 * changes, G' (lever arms raResp/rbResp); columns: where its impulses act, G^T (points at t0).
 	 * In the velocity correction G' = G and the system is the symmetric one of §3.3.2. A contracted
 	 * side adds -G' Mass^-1 G^T to the joint's diagonal block. */
-	for (int32_t ni = 0; ni < t->nodeCount; ++ni) {
+	for (int32_t oi = 0; oi < t->elimCount; ++oi) {
+		int32_t ni = t->order[oi];
 		TreeNode* n = &t->nodes[ni];
 		if (n->joint < 0) continue;
 		const ibJoint* j = &st->joints[n->joint];
@@ -591,7 +670,8 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 		}
 	}
 	/* off-diagonal blocks: joint-body edges directly, joint-joint edges through a contracted body */
-	for (int32_t ni = 0; ni < t->nodeCount; ++ni) {
+	for (int32_t oi = 0; oi < t->elimCount; ++oi) {
+		int32_t ni = t->order[oi];
 		TreeNode* n = &t->nodes[ni];
 		if (n->parent < 0 || n->contracted) continue;
 		TreeNode* p = &t->nodes[n->parent];
@@ -631,11 +711,11 @@ static bool factor(ibWorld* w, LgsTree* t, bool velocityOnlyToo)
 		}
 	}
 	/* eliminate leaves first: Dinv_i = (H_ii - sum children)^-1; parent -= A^T Dinv A */
-	for (int32_t oi = 0; oi < t->nodeCount; ++oi) {
+	for (int32_t oi = 0; oi < t->elimCount; ++oi) {
 		TreeNode* n = &t->nodes[t->order[oi]];
 		int d = n->dim;
 		if (d == 0 || n->contracted) continue;
-		memcpy(D, n->Dinv, sizeof(double) * (size_t)(d * d));
+		for (int i = 0; i < d * d; ++i) D[i] = n->Dinv[i];
 		if (!invert(D, d, n->Dinv)) return false;
 		if (n->parent < 0) continue;
 		TreeNode* p = &t->nodes[n->parent];
@@ -661,9 +741,15 @@ static void scale_body_change(ibWorld* w, const TreeNode* n, double f)
 
 /* Solve with the joint right-hand sides already in the joint nodes' b; body nodes' b = 0. Applies
  * the resulting velocity changes to the bodies. */
+static void solve_ball_links(ibWorld* w, LgsTree* t);
+
 static void solve_and_apply(ibWorld* w, LgsTree* t)
 {
-	for (int32_t oi = 0; oi < t->nodeCount; ++oi) {
+	if (t->ballLinks) {
+		solve_ball_links(w, t);
+		return;
+	}
+	for (int32_t oi = 0; oi < t->elimCount; ++oi) {
 		TreeNode* n = &t->nodes[t->order[oi]];
 		if (n->contracted) continue;
 		int d = n->dim;
@@ -672,7 +758,7 @@ static void solve_and_apply(ibWorld* w, LgsTree* t)
 		TreeNode* p = &t->nodes[n->parent];
 		mat_vec(n->Ad, n->z, p->b, p->dim, d, true);
 	}
-	for (int32_t oi = t->nodeCount - 1; oi >= 0; --oi) {
+	for (int32_t oi = t->elimCount - 1; oi >= 0; --oi) {
 		TreeNode* n = &t->nodes[t->order[oi]];
 		if (n->contracted) continue;
 		int d = n->dim;
@@ -688,9 +774,9 @@ static void solve_and_apply(ibWorld* w, LgsTree* t)
 		if (n->body >= 0) scale_body_change(w, n, 1.0);
 	}
 	/* contracted bodies: dv = -Mass^-1 sum_j G_j^T mu_j over their (one or two) joints */
-	for (int32_t ni = 0; ni < t->nodeCount; ++ni) {
+	for (int32_t oi = t->elimCount; oi < t->nodeCount; ++oi) {
+		int32_t ni = t->order[oi];
 		TreeNode* n = &t->nodes[ni];
-		if (!n->contracted) continue;
 		for (int q = 0; q < 6; ++q) n->x[q] = 0.0;
 		for (int a = 0; a < 2; ++a) {
 			if (n->adj[a] < 0) continue;
@@ -714,10 +800,51 @@ static void solve_and_apply(ibWorld* w, LgsTree* t)
 	}
 }
 
+/* solve_and_apply for factor_ball_links' factorisation: 3 x 3 blocks throughout, the same operations. */
+static void solve_ball_links(ibWorld* w, LgsTree* t)
+{
+	for (int32_t oi = 0; oi < t->elimCount; ++oi) {
+		TreeNode* n = &t->nodes[t->order[oi]];
+		mat_vec3(n->Dinv, n->b, n->z, false);
+		if (n->parent >= 0) mat_vec3(n->Ad, n->z, t->nodes[n->parent].b, true);
+	}
+	for (int32_t oi = t->elimCount - 1; oi >= 0; --oi) {
+		TreeNode* n = &t->nodes[t->order[oi]];
+		n->x[0] = n->z[0];
+		n->x[1] = n->z[1];
+		n->x[2] = n->z[2];
+		if (n->parent < 0) continue;
+		double Ax[3];
+		mat_vec3(n->Au, t->nodes[n->parent].x, Ax, false);
+		mat_vec3(n->Dinv, Ax, n->x, true);
+	}
+	for (int32_t oi = t->elimCount; oi < t->nodeCount; ++oi) {
+		int32_t ni = t->order[oi];
+		TreeNode* n = &t->nodes[ni];
+		for (int q = 0; q < 6; ++q) n->x[q] = 0.0;
+		for (int a = 0; a < 2; ++a) {
+			if (n->adj[a] < 0) continue;
+			const TreeNode* jn = &t->nodes[n->adj[a]];
+			int sd = side_of(jn, ni);
+			ibVec3 x = ibV3(jn->x[0], jn->x[1], jn->x[2]);
+			ibVec3 ax = ibMat3_MulV(jn->A[sd], x);
+			double f = jn->sg[sd] * jn->invMass[sd];
+			n->x[0] -= f * x.x;
+			n->x[1] -= f * x.y;
+			n->x[2] -= f * x.z;
+			n->x[3] -= jn->sg[sd] * ax.x;
+			n->x[4] -= jn->sg[sd] * ax.y;
+			n->x[5] -= jn->sg[sd] * ax.z;
+		}
+		scale_body_change(w, n, 1.0);
+	}
+}
+
 /* Fill b of the joint nodes from per-basic right-hand sides r (world 3-vectors) via P rows. */
 static void set_rhs_rows(LgsTree* t, ibJointStore* st, const ibVec3* rhs, bool velocityOnlyToo)
 {
-	for (int32_t ni = 0; ni < t->nodeCount; ++ni) {
+	for (int32_t oi = 0; oi < t->elimCount; ++oi) {
+		int32_t ni = t->order[oi];
 		TreeNode* n = &t->nodes[ni];
 		if (n->contracted) continue; /* eliminated analytically: its b is never read */
 		if (n->joint < 0) {
@@ -749,10 +876,23 @@ static void set_predicted_levers(ibWorld* w, ibJointStore* st, double h)
 		if (c->type->velocityOnly || c->type->rotational) continue;
 		const ibPose* p1 = ib_solver_predicted(w, st, c->b1, h);
 		const ibPose* p2 = ib_solver_predicted(w, st, c->b2, h);
-		ibBasic tmp = *c;
-		c->type->prepare(&tmp, p1, p2);
-		c->raResp = ibSub(tmp.a, p1->s);
-		c->rbResp = ibSub(tmp.b, p2->s);
+		if (c->type == &ib_basic_ball) { /* ball_prepare's points, without the rest of the basic */
+			c->raResp = ibSub(ib_pose_point(p1, c->la), p1->s);
+			c->rbResp = ibSub(ib_pose_point(p2, c->lb), p2->s);
+			continue;
+		}
+		/* prepare writes only a, b, P and rows: keep the t0 ones around it (no copy of the whole basic) */
+		ibVec3 a = c->a, b = c->b, P0 = c->P[0], P1 = c->P[1], P2 = c->P[2];
+		int rows = c->rows;
+		c->type->prepare(c, p1, p2);
+		c->raResp = ibSub(c->a, p1->s);
+		c->rbResp = ibSub(c->b, p2->s);
+		c->a = a;
+		c->b = b;
+		c->P[0] = P0;
+		c->P[1] = P1;
+		c->P[2] = P2;
+		c->rows = rows;
 	}
 }
 
