@@ -168,16 +168,36 @@ ibVec3 ib_solver_project(const ibBasic* c, ibVec3 r)
 double ib_solver_predicted_errors(ibWorld* w, ibJointStore* st, double h)
 {
 	const ibSolverSettings* s = &w->solver;
-	double worst = 0.0;
+	/* the largest squared length per kind: sqrt and the division are monotone (correctly rounded), so
+	 * max sqrt(x_i) / tol = sqrt(max x_i) / tol exactly, with one square root per kind */
+	double worstPos = 0.0, worstAng = 0.0;
+	bool nan = false, anyPos = false, anyAng = false;
+	const double ih = 1.0 / h;
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
-		st->rhs[k] = IB_VEC3_ZERO;
-		if (c->type->velocityOnly) continue;
-		ibVec3 d = c->type->error(c, ib_solver_predicted(w, st, c->b1, h), ib_solver_predicted(w, st, c->b2, h));
-		double tol = c->type->rotational ? s->angularTolerance : s->positionTolerance;
-		double rel = ibLength(d) / tol;
-		worst = rel > worst || isnan(rel) ? rel : worst;
-		st->rhs[k] = ibScale(1.0 / h, d);
+		if (c->type->velocityOnly) {
+			st->rhs[k] = IB_VEC3_ZERO;
+			continue;
+		}
+		const ibPose* p1 = ib_solver_predicted(w, st, c->b1, h);
+		const ibPose* p2 = ib_solver_predicted(w, st, c->b2, h);
+		/* ball_error written out (the chains' only joint: no indirect call) */
+		ibVec3 d = c->type == &ib_basic_ball ? ibSub(ib_pose_point(p2, c->lb), ib_pose_point(p1, c->la))
+		                                     : c->type->error(c, p1, p2);
+		double x = ibDot(d, d);
+		nan |= isnan(x);
+		if (c->type->rotational) {
+			worstAng = x > worstAng ? x : worstAng;
+			anyAng = true;
+		} else {
+			worstPos = x > worstPos ? x : worstPos;
+			anyPos = true;
+		}
+		st->rhs[k] = ibScale(ih, d);
 	}
-	return worst;
+	if (nan) return NAN;
+	double rp = anyPos ? sqrt(worstPos) / s->positionTolerance : 0.0;
+	double ra = anyAng ? sqrt(worstAng) / s->angularTolerance : 0.0;
+	if (isnan(rp) || isnan(ra)) return NAN;
+	return ra > rp ? ra : rp;
 }
