@@ -1066,10 +1066,8 @@ ibResult ib_lgs_position_correction(ibWorld* w, double h)
 	double prevErr = INFINITY;
 	double err = ib_solver_predicted_errors(w, st, h);
 	while (err > 1.0 && it < s->maxPositionIterations) {
-		/* rebuild with the exact Jacobian only when the cheap linearisation converges slowly: by less
-		 * than 30x per solve (a rebuilt chain factorisation costs less than a solve and a prediction;
-		 * the 100-chain at 60 Hz: 5.6 -> 4.5 solves per step, 6 % fewer instructions than at 10x) */
-		if (it > 0 && !t->hasCut && err > 0.03 * prevErr) needFactor = true;
+		/* rebuild with the exact Jacobian only when the cheap linearisation converges slowly */
+		if (it > 0 && !t->hasCut && err > 0.1 * prevErr) needFactor = true;
 		if (!t->hasCut && err >= 0.5 * prevErr && ++stalls >= 3) break; /* no progress: finish iteratively */
 		prevErr = err;
 		bool fresh = needFactor && it > 0;
