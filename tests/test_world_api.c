@@ -225,6 +225,9 @@ static void test_bad_body_calls(void** state)
 	ibSolverSettings ss = ibWorld_GetSolverSettings(g_world);
 	ss.velocityTolerance = 0.0;
 	assert_error(g_world, ibWorld_SetSolverSettings(g_world, &ss), IB_ERR_INVALID_ARGUMENT);
+	ss = ibWorld_GetSolverSettings(g_world);
+	ss.contact.stallSweeps = -1;
+	assert_error(g_world, ibWorld_SetSolverSettings(g_world, &ss), IB_ERR_INVALID_ARGUMENT);
 	assert_unchanged(g_world, &s);
 	assert_false(ibBody_HasMassOverride(g_dyn));
 }
