@@ -126,10 +126,10 @@ static bool point_skipped(const ibContactStore* cs, const ibContactMaskRow* r)
 	return r->quiet && cs->bodyMoved[r->b1] < r->seen && cs->bodyMoved[r->b2] < r->seen;
 }
 
-static void mask_reset(ibContactStore* cs, int32_t nb)
+static void mask_reset(ibContactStore* cs, int32_t nb, int32_t na)
 {
 	memset(cs->bodyMoved, 0, (size_t)nb * sizeof(int32_t));
-	for (int32_t j = 0; j < cs->count; ++j) cs->maskRows[j].seen = cs->maskRows[j].quiet = 0;
+	for (int32_t j = 0; j < na; ++j) cs->maskRows[j].seen = cs->maskRows[j].quiet = 0;
 }
 
 int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, bool* movedOut)
@@ -138,16 +138,26 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 	int cap = set->maxContactIterations, shock = set->shockIterations;
 	if (loop->cap > 0) cap = loop->cap;
 	bool ordered = set->contactGraph && cs->levelCount > 0;
+	/* the points of the loop's kind in sweep order (the others would return false, untouched) */
+	if (!ib_grow(w, (void**)&cs->active, &cs->activeCapacity, cs->count + 1, sizeof(int32_t))) {
+		*movedOut = true;
+		return 0;
+	}
+	int32_t na = 0;
+	for (int32_t j = 0; j < cs->count; ++j) {
+		int32_t k = ordered ? cs->order[j] : j;
+		if (cs->pts[k].kind == loop->kind) cs->active[na++] = k;
+	}
 	bool mask = cs->count >= IB_CONTACT_MASK_MIN_POINTS && !loop->extra &&
 	            ib_grow(w, (void**)&cs->bodyMoved, &cs->bodyMovedCapacity, w->bodyHigh + 1, sizeof(int32_t)) &&
-	            ib_grow(w, (void**)&cs->maskRows, &cs->maskRowsCapacity, cs->count, sizeof(ibContactMaskRow));
+	            ib_grow(w, (void**)&cs->maskRows, &cs->maskRowsCapacity, na + 1, sizeof(ibContactMaskRow));
 	if (mask) {
-		for (int32_t j = 0; j < cs->count; ++j) {
-			const ibContactRow* c = &cs->pts[ordered ? cs->order[j] : j];
+		for (int32_t j = 0; j < na; ++j) {
+			const ibContactRow* c = &cs->pts[cs->active[j]];
 			cs->maskRows[j].b1 = c->b1;
 			cs->maskRows[j].b2 = c->b2;
 		}
-		mask_reset(cs, w->bodyHigh);
+		mask_reset(cs, w->bodyHigh, na);
 	}
 	int32_t tick = 0;
 	int it = 0, stall = set->stallSweeps, refIt = 0;
@@ -158,9 +168,9 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 		++it;
 		moved = false;
 		cs->sweepMax2 = 0.0;
-		for (int32_t j = 0; j < cs->count; ++j) {
+		for (int32_t j = 0; j < na; ++j) {
 			if (mask && !full && point_skipped(cs, &cs->maskRows[j])) continue;
-			ibContactRow* c = &cs->pts[ordered ? cs->order[j] : j];
+			ibContactRow* c = &cs->pts[cs->active[j]];
 			bool m = loop->point(w, cs, c, loop->ctx);
 			if (m) moved = true;
 			if (!mask) continue;
@@ -174,7 +184,7 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 		}
 		if (loop->extra && loop->extra(w, loop->ctx)) moved = true;
 		if (mask && tick > INT32_MAX / 2) { /* (never in practice) restart the stamps: one full sweep */
-			mask_reset(cs, w->bodyHigh);
+			mask_reset(cs, w->bodyHigh, na);
 			tick = 0;
 		}
 		/* a masked sweep without a moving point is confirmed by a full one */

@@ -96,6 +96,8 @@ typedef struct ibContactStore {
 	int32_t bodyMovedCapacity;
 	ibContactMaskRow* maskRows;
 	int32_t maskRowsCapacity;
+	int32_t* active; /* ib_contacts_run: the points of the loop's kind, in sweep order */
+	int32_t activeCapacity;
 	/* contact_patch.c: Cholesky factor of each group's 6x6 response (indexed by its first row), grow-only */
 	double* patchL;
 	uint8_t* patchOk;   /* 1 = factor valid for this velocity loop, 2 = not positive definite */
@@ -112,7 +114,9 @@ typedef struct ibContactLoop {
 	bool (*point)(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx);
 	bool (*extra)(ibWorld* w, void* ctx);
 	void* ctx;
-	int cap; /* sweep cap */
+	int cap;  /* sweep cap */
+	int kind; /* ibContactKind of the points the loop iterates: point() returns false for the others
+	           * without side effects, so the sweeps skip them */
 } ibContactLoop;
 
 /* contact_graph.c */

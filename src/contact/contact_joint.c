@@ -221,7 +221,7 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 	warm_start(w, cs, h, false);
 	ib_contacts_direct(w, cs, h, false); /* a starting iterate for the sweeps (contact_direct.c) */
 	RestCtx x = {h, set->contactPositionTolerance, 0.0, 0.0, false};
-	ibContactLoop loop = {position_point, w->joints || w->soft ? joint_position_sweep : NULL, &x, set->maxContactIterations};
+	ibContactLoop loop = {position_point, w->joints || w->soft ? joint_position_sweep : NULL, &x, set->maxContactIterations, IB_CONTACT_RESTING};
 	bool moved = false;
 	w->stats.contactIterations += ib_contacts_run(w, cs, &loop, &moved);
 	for (int32_t k = 0; k < cs->count; ++k) {
@@ -340,7 +340,7 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 	warm_start(w, cs, cs->lastH > 0.0 ? cs->lastH : h, true);
 	ib_contacts_direct(w, cs, h, true);
 	RestCtx x = {h, set->contactPositionTolerance, w->solver.velocityTolerance, 0.0, ib_contact_patch_begin(w, cs)};
-	ibContactLoop loop = {velocity_point, w->joints || w->soft ? joint_velocity_sweep : NULL, &x, set->maxContactIterations};
+	ibContactLoop loop = {velocity_point, w->joints || w->soft ? joint_velocity_sweep : NULL, &x, set->maxContactIterations, IB_CONTACT_RESTING};
 	bool moved = false;
 	w->stats.contactVelocityIterations += ib_contacts_run(w, cs, &loop, &moved);
 	for (int32_t k = 0; k < cs->count; ++k) {
