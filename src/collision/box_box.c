@@ -178,6 +178,11 @@ typedef struct Feature {
 	ibVec3 dl;      /* the direction in the box's frame */
 	double inv[3];  /* 1 / dl (0 where |dl| <= 1e-300: the slab test of lift() has no parameter there) */
 	double eps;     /* the lift's rounding allowance 1e-9 (1 + size) */
+	/* lift()'s per-axis constants, so that it has no branch on them: the slab's end planes in the order
+	 * of their parameters (-h, h when dl > 0, else h, -h: (-h - x) / dl <= (h - x) / dl exactly when
+	 * dl > 0), and the bounds h - nudge, h + eps of the move inside of points near a side seen nearly
+	 * edge-on (|dl| < 1e-2, h > 2 nudge, nudge = 1e3 eps; infinite otherwise: no move) */
+	double lowH[3], highH[3], hIn[3], hOut[3];
 } Feature;
 
 /* The box case of ib_support_feature: the corners within band of the support height along dir (world
@@ -199,6 +204,18 @@ static void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
 	f->inv[1] = fabs(dl.y) > 1e-300 ? 1.0 / dl.y : 0.0;
 	f->inv[2] = fabs(dl.z) > 1e-300 ? 1.0 / dl.z : 0.0;
 	f->eps = 1e-9 * (1.0 + size);
+	/* without branches: copysign(h, -dl) is -h for dl > 0 and h for dl < 0 (dl = 0 has no slab); x + 0 == x
+	 * for the positive h - nudge, h + eps */
+	static const double pad[2] = {INFINITY, 0.0};
+	const double hk[3] = {h.x, h.y, h.z}, dk[3] = {dl.x, dl.y, dl.z}, nudge = 1e3 * f->eps;
+#pragma GCC unroll 3
+	for (int k = 0; k < 3; ++k) {
+		int near = (fabs(dk[k]) < 1e-2) & (hk[k] > 2.0 * nudge);
+		f->lowH[k] = copysign(hk[k], -dk[k]);
+		f->highH[k] = -f->lowH[k];
+		f->hIn[k] = (hk[k] - nudge) + pad[near];
+		f->hOut[k] = (hk[k] + f->eps) + pad[near];
+	}
 	const double dx[2] = {-px, px}, dy[2] = {-py, py}, dz[2] = {-pz, pz};
 	const ibVec3 ux[2] = {ibNeg(u), u}, uy[2] = {ibNeg(v), v}, uz[2] = {ibNeg(w), w};
 	for (uint32_t k = 0; k < 8; ++k) {
@@ -249,26 +266,26 @@ static int polygon(const Feature* f, ibClipPoint* p, double eps, double width)
 static inline bool lift(const ibConvex* c, const Feature* f, ibVec3 x, double* sNear)
 {
 	ibVec3 xl = ib_convex_to_local(c, x);
-	const double xs[3] = {xl.x, xl.y, xl.z}, d[3] = {f->dl.x, f->dl.y, f->dl.z};
-	const double h[3] = {c->halfExtents.x, c->halfExtents.y, c->halfExtents.z};
-	double lo = -INFINITY, hi = INFINITY, eps = f->eps, nudge = 1e3 * eps;
+	const double xs[3] = {xl.x, xl.y, xl.z}, h[3] = {c->halfExtents.x, c->halfExtents.y, c->halfExtents.z};
+	double lo = -INFINITY, hi = INFINITY;
+#pragma GCC unroll 3
 	for (int k = 0; k < 3; ++k) {
-		double xk = xs[k];
-		if (fabs(d[k]) < 1e-2 && h[k] > 2.0 * nudge) {
-			if (xk > h[k] - nudge && xk <= h[k] + eps) xk = h[k] - nudge;
-			if (xk < -h[k] + nudge && xk >= -h[k] - eps) xk = -h[k] + nudge;
-		}
-		if (fabs(d[k]) > 1e-300) {
-			double t1 = (-h[k] - xk) * f->inv[k], t2 = (h[k] - xk) * f->inv[k]; /* 1 rounding more than / */
-			bool le = t1 <= t2;
-			double l1 = le ? t1 : t2, h1 = le ? t2 : t1;
+		double xk = xs[k], in = f->hIn[k], out = f->hOut[k];
+		/* near a side: moved inside (-h + nudge == -(h - nudge), -h - eps == -(h + eps); the second
+		 * move cannot follow the first, h - nudge > 0) */
+		bool c1 = (xk > in) & (xk <= out), c2 = (xk < -in) & (xk >= -out);
+		xk = c1 ? in : xk;
+		xk = c2 ? -in : xk;
+		if (f->inv[k] != 0.0) {
+			/* the original (-h - xk) inv, (h - xk) inv, the smaller first (1 rounding more than /) */
+			double l1 = (f->lowH[k] - xk) * f->inv[k], h1 = (f->highH[k] - xk) * f->inv[k];
 			lo = l1 > lo ? l1 : lo;
 			hi = h1 < hi ? h1 : hi;
 		} else if (fabs(xk) > h[k]) {
 			return false;
 		}
 	}
-	if (lo > hi && lo - hi > eps) return false; /* the line passes beside the box */
+	if (lo > hi && lo - hi > f->eps) return false; /* the line passes beside the box */
 	*sNear = hi;
 	return true;
 }
