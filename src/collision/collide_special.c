@@ -304,8 +304,10 @@ static bool edge_witness(const ibConvex* a, const ibVec3 A[3], const double ha[3
 {
 	ibVec3 PA = a->position, PB = b->position;
 	for (int k = 0; k < 3; ++k) {
-		if (k != i) PA = ibMulAdd(PA, ibDot(A[k], n) > 0.0 ? -ha[k] : ha[k], A[k]);
-		if (k != j) PB = ibMulAdd(PB, ibDot(B[k], n) > 0.0 ? hb[k] : -hb[k], B[k]);
+		/* the signs selected by index (no branch) */
+		const double sa[2] = {ha[k], -ha[k]}, sb[2] = {-hb[k], hb[k]};
+		if (k != i) PA = ibMulAdd(PA, sa[ibDot(A[k], n) > 0.0], A[k]);
+		if (k != j) PB = ibMulAdd(PB, sb[ibDot(B[k], n) > 0.0], B[k]);
 	}
 	ibVec3 d = ibSub(PA, PB);
 	double c = ibDot(A[i], B[j]);

@@ -121,17 +121,18 @@ int ib_manifold_box_face_polygon(int count, const uint32_t* id, ibClipPoint* p, 
 	/* widths area / |edge|: the hull's near-duplicate merge (eps) and sliver test (width), with room */
 	double w = fabs(area) / ib_fmax(lu, lv);
 	if (!(lu > 4.0 * eps && lv > 4.0 * eps && w > 4.0 * (width > eps ? width : eps))) return -1;
-	if (!(area > 0.0)) { /* clockwise: reverse */
-		ibClipPoint t = q[1];
-		q[1] = q[3];
-		q[3] = t;
-	}
+	/* clockwise (!(area > 0)): reversed, q[1] and q[3] swapped (an order table: no branch) */
+	static const int order[2][4] = {{0, 1, 2, 3}, {0, 3, 2, 1}};
+	const int* o = order[!(area > 0.0)];
 	/* start at the smallest (x, y), as the monotone chain does: the same polygon as ib_hull2d's, so
 	 * the clipping and everything after it are bit for bit those of the general path */
 	int s0 = 0;
-	for (int i = 1; i < 4; ++i)
-		if (q[i].x < q[s0].x || (q[i].x == q[s0].x && q[i].y < q[s0].y)) s0 = i;
-	for (int i = 0; i < 4; ++i) p[i] = q[(s0 + i) & 3];
+	for (int i = 1; i < 4; ++i) {
+		const ibClipPoint *qi = &q[o[i]], *qs = &q[o[s0]];
+		int lt = (qi->x < qs->x) | ((qi->x == qs->x) & (qi->y < qs->y));
+		s0 = lt ? i : s0;
+	}
+	for (int i = 0; i < 4; ++i) p[i] = q[o[(s0 + i) & 3]];
 	return 4;
 }
 
@@ -151,7 +152,8 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
 static inline ibVec3 face_axis_normal(const ibConvex* a, const ibConvex* b, const double t[6], int k)
 {
 	ibVec3 L = ibMat3_Column(k < 3 ? a->R : b->R, k % 3);
-	return t[k] >= 0.0 ? L : ibNeg(L);
+	const ibVec3 signedL[2] = {ibNeg(L), L}; /* t[k] >= 0 ? L : -L without a branch */
+	return signedL[t[k] >= 0.0];
 }
 
 void ib_manifold_box_face_select(const ibConvex* a, const ibConvex* b, const double sep[6], const double t[6],
@@ -168,7 +170,7 @@ void ib_manifold_box_face_select(const ibConvex* a, const ibConvex* b, const dou
 	int bestK = -1, bigK = -1;
 	for (int k = 0; k < 6; ++k) {
 		bool up = sep[k] > best, upBig = k / 3 == big && sep[k] > bestBig;
-		best = up ? sep[k] : best;
+		best = sep[k] > best ? sep[k] : best; /* = up ? sep[k] : best, without a branch */
 		bestK = up ? k : bestK;
 		bestBig = upBig ? sep[k] : bestBig;
 		bigK = upBig ? k : bigK;
