@@ -192,7 +192,7 @@ typedef struct Feature {
 
 /* The box case of ib_support_feature: the corners within band of the support height along dir (world
  * corners p + R x as ib_convex_to_world sums them: R x = (+-R_0 h_x) + (+-R_1 h_y) + (+-R_2 h_z)). */
-static void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
+static inline __attribute__((always_inline)) void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
 {
 	ibVec3 h = c->halfExtents, dl = ibMat3_MulTV(c->R, dir);
 	double size = ibLength(h);
@@ -239,7 +239,7 @@ static void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
 
 /* Projection into the contact plane (origin o, axes t1, t2) as a point (1), segment (2) or CCW polygon
  * (4), as ib_hull2d would make it; -1 when the general hull is needed. */
-static int project(const Feature* f, uint32_t salt, ibVec3 o, ibVec3 t1, ibVec3 t2, ibClipPoint* p, double* scale)
+static inline __attribute__((always_inline)) int project(const Feature* f, uint32_t salt, ibVec3 o, ibVec3 t1, ibVec3 t2, ibClipPoint* p, double* scale)
 {
 	/* scale = ib_fmax(scale, ib_fmax(|x|, |y|)) over the points: a > b ? a : b is ib_fmax without NaNs (one
 	 * instruction, no branch); with a NaN the ib_fmax sequence again */
