@@ -18,7 +18,34 @@ typedef struct IbdynCollider {
 	int bodyIndices;
 	ibContactData* contacts; /* ibWorld_GetContacts output (untimed) */
 	int contactCap;
+	/* BENCH_COLLISION_HASH set: a hash of every contact's bits (shapes, normal, points, separations) over the
+	 * frames of the checked run, printed at the end (`bench-hash:`), to see that an optimisation left the
+	 * contact set bit for bit as it was */
+	int hashOn;
+	uint64_t hash;
+	long hashedContacts;
 } IbdynCollider;
+
+static void hash_bytes(uint64_t* h, const void* p, size_t n)
+{
+	const unsigned char* b = p;
+	for (size_t i = 0; i < n; ++i) *h = (*h ^ b[i]) * 0x100000001B3ull;
+}
+
+static void hash_contact(IbdynCollider* c, const ibContactData* d)
+{
+	const double v[3] = {d->normal.x, d->normal.y, d->normal.z};
+	hash_bytes(&c->hash, &d->shapeA.index1, sizeof d->shapeA.index1);
+	hash_bytes(&c->hash, &d->shapeB.index1, sizeof d->shapeB.index1);
+	hash_bytes(&c->hash, v, sizeof v);
+	hash_bytes(&c->hash, &d->pointCount, sizeof d->pointCount);
+	for (int i = 0; i < d->pointCount; ++i) {
+		const ibContactPoint* q = &d->points[i];
+		const double w[7] = {q->pointA.x, q->pointA.y, q->pointA.z, q->pointB.x, q->pointB.y, q->pointB.z, q->separation};
+		hash_bytes(&c->hash, w, sizeof w);
+	}
+	++c->hashedContacts;
+}
 
 static int body_index(ibBodyId b) { return b.index1 - 1; }
 
@@ -48,6 +75,7 @@ static int ibdyn_pairs(void* impl, BenchPair* out, int capacity)
 		c->contactCap = n;
 	}
 	n = ibWorld_GetContacts(c->id, c->contacts, c->contactCap);
+	for (int k = 0; c->hashOn && k < n; ++k) hash_contact(c, &c->contacts[k]);
 	for (int k = 0; k < n; ++k) {
 		int ba = body_index(ibShape_GetBody(c->contacts[k].shapeA)), bb = body_index(ibShape_GetBody(c->contacts[k].shapeB));
 		int a = ba >= 0 && ba < c->bodyIndices ? c->cubeOfBody[ba] : -1;
@@ -63,6 +91,8 @@ static void ibdyn_destroy(void* impl)
 {
 	IbdynCollider* c = impl;
 	if (!c) return;
+	if (c->hashOn)
+		printf("bench-hash: engine=ibdyn contacts=%ld hash=%016llx\n", c->hashedContacts, (unsigned long long)c->hash);
 	if (ibWorld_IsValid(c->id)) ibDestroyWorld(c->id);
 	free(c->bodies);
 	free(c->cubeOfBody);
@@ -78,6 +108,8 @@ int bench_ibdyn_collider(BenchCollider* out, const BenchCubes* s)
 	IbdynCollider* c = calloc(1, sizeof *c);
 	if (!c) return -1;
 	c->count = s->count;
+	c->hashOn = getenv("BENCH_COLLISION_HASH") != NULL;
+	c->hash = 0xCBF29CE484222325ull;
 	c->bodies = calloc((size_t)s->count, sizeof *c->bodies);
 	ibWorldDef wd = ibDefaultWorldDef();
 	c->id = ibCreateWorld(&wd);

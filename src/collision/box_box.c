@@ -109,7 +109,9 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 			return -1;
 		}
 		if (ov < 0.0) apart = true;
-		if (!apart && ov < bestFace) bestFace = ov, bestFaceK = k;
+		/* the smallest overlap (without a branch: once apart, bestFace is not used) */
+		bestFaceK = ov < bestFace ? k : bestFaceK;
+		bestFace = ov < bestFace ? ov : bestFace;
 	}
 	if (!apart) best = bestFace, bestKind = bestFaceK / 3;
 	/* An edge axis whose overlap (as edge_overlap computes it) exceeds thr = bestFace + 1e-9 scale changes
@@ -158,12 +160,15 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 	st->faceOverlap = bestFace;
 	st->edgeOverlap = bestEdge;
 	ibVec3 L = ibMat3_Column(bestFaceK < 3 ? *RA : *RB, bestFaceK % 3);
-	st->faceNormal = (bestFaceK < 3 ? s->tA[bestFaceK] : s->tB[bestFaceK - 3]) >= 0.0 ? L : ibNeg(L);
+	const double tBest = bestFaceK < 3 ? s->tA[bestFaceK] : s->tB[bestFaceK - 3];
+	const ibVec3 signedL[2] = {ibNeg(L), L}; /* a select by index: no branch */
+	st->faceNormal = signedL[tBest >= 0.0];
 	st->edgeNormal = IB_VEC3_ZERO;
 	if (bestEdge < INFINITY) {
 		L = ibCross(ibMat3_Column(*RA, st->edgeI), ibMat3_Column(*RB, st->edgeJ));
 		L = ibScale(1.0 / ibLength(L), L);
-		st->edgeNormal = bestEdgeT >= 0.0 ? L : ibNeg(L);
+		const ibVec3 signedE[2] = {ibNeg(L), L};
+		st->edgeNormal = signedE[bestEdgeT >= 0.0];
 	}
 	st->edgeOk = bestEdge <= bestFace + 1e-9 * scaleAll;
 	return 1;
@@ -178,11 +183,16 @@ typedef struct Feature {
 	ibVec3 dl;      /* the direction in the box's frame */
 	double inv[3];  /* 1 / dl (0 where |dl| <= 1e-300: the slab test of lift() has no parameter there) */
 	double eps;     /* the lift's rounding allowance 1e-9 (1 + size) */
+	/* lift()'s per-axis constants, so that it has no branch on them: the slab's end planes in the order
+	 * of their parameters (-h, h when dl > 0, else h, -h: (-h - x) / dl <= (h - x) / dl exactly when
+	 * dl > 0), and the bounds h - nudge, h + eps of the move inside of points near a side seen nearly
+	 * edge-on (|dl| < 1e-2, h > 2 nudge, nudge = 1e3 eps; infinite otherwise: no move) */
+	double lowH[3], highH[3], hIn[3], hOut[3];
 } Feature;
 
 /* The box case of ib_support_feature: the corners within band of the support height along dir (world
  * corners p + R x as ib_convex_to_world sums them: R x = (+-R_0 h_x) + (+-R_1 h_y) + (+-R_2 h_z)). */
-static void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
+static inline __attribute__((always_inline)) void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
 {
 	ibVec3 h = c->halfExtents, dl = ibMat3_MulTV(c->R, dir);
 	double size = ibLength(h);
@@ -199,25 +209,54 @@ static void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
 	f->inv[1] = fabs(dl.y) > 1e-300 ? 1.0 / dl.y : 0.0;
 	f->inv[2] = fabs(dl.z) > 1e-300 ? 1.0 / dl.z : 0.0;
 	f->eps = 1e-9 * (1.0 + size);
+	/* without branches: copysign(h, -dl) is -h for dl > 0 and h for dl < 0 (dl = 0 has no slab); x + 0 == x
+	 * for the positive h - nudge, h + eps */
+	static const double pad[2] = {INFINITY, 0.0};
+	const double hk[3] = {h.x, h.y, h.z}, dk[3] = {dl.x, dl.y, dl.z}, nudge = 1e3 * f->eps;
+#pragma GCC unroll 3
+	for (int k = 0; k < 3; ++k) {
+		int near = (fabs(dk[k]) < 1e-2) & (hk[k] > 2.0 * nudge);
+		f->lowH[k] = copysign(hk[k], -dk[k]);
+		f->highH[k] = -f->lowH[k];
+		f->hIn[k] = (hk[k] - nudge) + pad[near];
+		f->hOut[k] = (hk[k] + f->eps) + pad[near];
+	}
 	const double dx[2] = {-px, px}, dy[2] = {-py, py}, dz[2] = {-pz, pz};
 	const ibVec3 ux[2] = {ibNeg(u), u}, uy[2] = {ibNeg(v), v}, uz[2] = {ibNeg(w), w};
+	/* every corner is written at the next free place, which advances when the corner is in the band (no
+	 * branch on the band test; at corner k at most k places are taken, so the last write is at p[7]) */
+	int n = 0;
+#pragma GCC unroll 8
 	for (uint32_t k = 0; k < 8; ++k) {
 		uint32_t i = k & 1u, j = (k >> 1) & 1u, l = k >> 2;
-		if (dx[i] + dy[j] + dz[l] < low) continue;
-		f->p[f->count] = ibAdd(c->position, ibAdd(ibAdd(ux[i], uy[j]), uz[l]));
-		f->id[f->count++] = k;
+		int in = !(dx[i] + dy[j] + dz[l] < low);
+		f->p[n] = ibAdd(c->position, ibAdd(ibAdd(ux[i], uy[j]), uz[l]));
+		f->id[n] = k;
+		n += in;
 	}
+	f->count = n;
 }
 
 /* Projection into the contact plane (origin o, axes t1, t2) as a point (1), segment (2) or CCW polygon
  * (4), as ib_hull2d would make it; -1 when the general hull is needed. */
-static int project(const Feature* f, uint32_t salt, ibVec3 o, ibVec3 t1, ibVec3 t2, ibClipPoint* p, double* scale)
+static inline __attribute__((always_inline)) int project(const Feature* f, uint32_t salt, ibVec3 o, ibVec3 t1, ibVec3 t2, ibClipPoint* p, double* scale)
 {
+	/* scale = ib_fmax(scale, ib_fmax(|x|, |y|)) over the points: a > b ? a : b is ib_fmax without NaNs (one
+	 * instruction, no branch); with a NaN the ib_fmax sequence again */
+	double sc = *scale;
+	bool nan = false;
 	for (int i = 0; i < f->count; ++i) {
 		ibVec3 r = ibSub(f->p[i], o);
 		p[i] = (ibClipPoint){ibDot(r, t1), ibDot(r, t2), ib_box_corner_code(salt, f->id[i])};
-		*scale = ib_fmax(*scale, ib_fmax(fabs(p[i].x), fabs(p[i].y)));
+		double ax = fabs(p[i].x), ay = fabs(p[i].y), m = ax > ay ? ax : ay;
+		sc = sc > m ? sc : m;
+		nan |= (ax != ax) | (ay != ay);
 	}
+	if (nan) {
+		for (int i = 0; i < f->count; ++i) *scale = ib_fmax(*scale, ib_fmax(fabs(p[i].x), fabs(p[i].y)));
+		return f->count;
+	}
+	*scale = sc;
 	return f->count;
 }
 
@@ -249,26 +288,26 @@ static int polygon(const Feature* f, ibClipPoint* p, double eps, double width)
 static inline bool lift(const ibConvex* c, const Feature* f, ibVec3 x, double* sNear)
 {
 	ibVec3 xl = ib_convex_to_local(c, x);
-	const double xs[3] = {xl.x, xl.y, xl.z}, d[3] = {f->dl.x, f->dl.y, f->dl.z};
-	const double h[3] = {c->halfExtents.x, c->halfExtents.y, c->halfExtents.z};
-	double lo = -INFINITY, hi = INFINITY, eps = f->eps, nudge = 1e3 * eps;
+	const double xs[3] = {xl.x, xl.y, xl.z}, h[3] = {c->halfExtents.x, c->halfExtents.y, c->halfExtents.z};
+	double lo = -INFINITY, hi = INFINITY;
+#pragma GCC unroll 3
 	for (int k = 0; k < 3; ++k) {
-		double xk = xs[k];
-		if (fabs(d[k]) < 1e-2 && h[k] > 2.0 * nudge) {
-			if (xk > h[k] - nudge && xk <= h[k] + eps) xk = h[k] - nudge;
-			if (xk < -h[k] + nudge && xk >= -h[k] - eps) xk = -h[k] + nudge;
-		}
-		if (fabs(d[k]) > 1e-300) {
-			double t1 = (-h[k] - xk) * f->inv[k], t2 = (h[k] - xk) * f->inv[k]; /* 1 rounding more than / */
-			bool le = t1 <= t2;
-			double l1 = le ? t1 : t2, h1 = le ? t2 : t1;
+		double xk = xs[k], in = f->hIn[k], out = f->hOut[k];
+		/* near a side: moved inside (-h + nudge == -(h - nudge), -h - eps == -(h + eps); the second
+		 * move cannot follow the first, h - nudge > 0) */
+		int c1 = (xk > in) & (xk <= out), c2 = (xk < -in) & (xk >= -out); /* never both: in > 0 */
+		const double sel[3] = {xk, in, -in};                             /* a select by index: no branch */
+		xk = sel[c1 + 2 * c2];
+		if (f->inv[k] != 0.0) {
+			/* the original (-h - xk) inv, (h - xk) inv, the smaller first (1 rounding more than /) */
+			double l1 = (f->lowH[k] - xk) * f->inv[k], h1 = (f->highH[k] - xk) * f->inv[k];
 			lo = l1 > lo ? l1 : lo;
 			hi = h1 < hi ? h1 : hi;
 		} else if (fabs(xk) > h[k]) {
 			return false;
 		}
 	}
-	if (lo > hi && lo - hi > eps) return false; /* the line passes beside the box */
+	if (lo > hi && lo - hi > f->eps) return false; /* the line passes beside the box */
 	*sNear = hi;
 	return true;
 }
@@ -357,7 +396,7 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 		double lateral = ibLength(ibMulAdd(ibSub(pA, pB), -sep, n));
 		if (!(sep <= tolerance) || len2(ib_fmax(sep, 0.0), lateral) > tol0 + eps) continue;
 		push(&reg, pA, pB, sep, clip[i]);
-		minSep = ib_fmin(minSep, sep);
+		minSep = sep < minSep ? sep : minSep; /* ib_fmin(minSep, sep): sep is not NaN here; no branch */
 	}
 	if (nc > 4) ib_manifold_drop_collinear(reg.pt, reg.xy, reg.sep, &reg.count, tol0);
 	/* the deepest pair when no region vertex is as deep (a vertex feature): the deepest of the lines along

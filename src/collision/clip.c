@@ -103,11 +103,11 @@ int ib_clip_polygon(const ibClipPoint* subj, int ns, const ibClipPoint* clip, in
 	int n = ns < CAP ? ns : CAP;
 	for (int i = 0; i < n; ++i) {
 		buf[0][i] = subj[i];
-		edge[0][i] = ib_edge_code(subj[i].key, subj[(i + 1) % n].key);
+		edge[0][i] = ib_edge_code(subj[i].key, subj[i + 1 < n ? i + 1 : 0].key); /* no integer division */
 	}
 	int cur = 0;
 	for (int j = 0; j < nc && n > 0; ++j) {
-		ibClipPoint a = clip[j], b = clip[(j + 1) % nc];
+		ibClipPoint a = clip[j], b = clip[j + 1 < nc ? j + 1 : 0];
 		uint32_t ce = ib_edge_code(a.key, b.key);
 		double len = len2(b.x - a.x, b.y - a.y);
 		if (!(len > 0.0)) continue;
@@ -156,7 +156,7 @@ int ib_clip_segment(const ibClipPoint* s, const ibClipPoint* poly, int np, doubl
 	uint32_t k0 = s[0].key, k1 = s[1].key;
 	uint32_t se = ib_edge_code(s[0].key, s[1].key);
 	for (int j = 0; j < np; ++j) {
-		ibClipPoint a = poly[j], b = poly[(j + 1) % np];
+		ibClipPoint a = poly[j], b = poly[j + 1 < np ? j + 1 : 0];
 		double len = len2(b.x - a.x, b.y - a.y);
 		if (!(len > 0.0)) continue;
 		double f0 = cross3(a, b, s[0]) / len, f1 = cross3(a, b, s[1]) / len;

@@ -235,9 +235,12 @@ static int clip_slab(const ibVec3* p, int n, ibVec3 o, ibVec3 u, double e, ibVec
 		if (m == 1) {
 			if (sg * ibDot(ibSub(src[0], o), u) <= e) dst[k++] = src[0];
 		} else {
+			double dv[8]; /* the signed heights over the slab side, once per point */
+			for (int i = 0; i < m; ++i) dv[i] = sg * ibDot(ibSub(src[i], o), u) - e;
 			for (int i = 0; i < edges; ++i) {
-				ibVec3 a = src[i], b = src[(i + 1) % m];
-				double da = sg * ibDot(ibSub(a, o), u) - e, db = sg * ibDot(ibSub(b, o), u) - e;
+				int i1 = i + 1 < m ? i + 1 : 0; /* no integer division */
+				ibVec3 a = src[i], b = src[i1];
+				double da = dv[i], db = dv[i1];
 				if (da <= 0.0) dst[k++] = a;
 				if ((da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0)) dst[k++] = ibAdd(a, ibScale(da / (da - db), ibSub(b, a)));
 				if (m == 2 && db <= 0.0) dst[k++] = b;
@@ -301,8 +304,10 @@ static bool edge_witness(const ibConvex* a, const ibVec3 A[3], const double ha[3
 {
 	ibVec3 PA = a->position, PB = b->position;
 	for (int k = 0; k < 3; ++k) {
-		if (k != i) PA = ibMulAdd(PA, ibDot(A[k], n) > 0.0 ? -ha[k] : ha[k], A[k]);
-		if (k != j) PB = ibMulAdd(PB, ibDot(B[k], n) > 0.0 ? hb[k] : -hb[k], B[k]);
+		/* the signs selected by index (no branch) */
+		const double sa[2] = {ha[k], -ha[k]}, sb[2] = {-hb[k], hb[k]};
+		if (k != i) PA = ibMulAdd(PA, sa[ibDot(A[k], n) > 0.0], A[k]);
+		if (k != j) PB = ibMulAdd(PB, sb[ibDot(B[k], n) > 0.0], B[k]);
 	}
 	ibVec3 d = ibSub(PA, PB);
 	double c = ibDot(A[i], B[j]);

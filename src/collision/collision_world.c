@@ -281,12 +281,16 @@ ibResult ib_collision_detect(ibWorld* w)
 	ibCollisionWorld* cw = w->collision;
 	int32_t n;
 	const ibPair* pairs = ib_broadphase_pairs(cw->bp, &n);
-	int nxt = 1 - cw->cur;
-	if (!ib_grow(w, (void**)&cw->entries[nxt], &cw->entryCapacity[nxt], n, sizeof(ibPairEntry)))
+	int32_t io = 0, oldCount = cw->entryCount, candidates = 0, reused = 0, driftReused = 0;
+	/* the same pair keys as the last detection (a steady scene): the entries are updated in place (no
+	 * copy into the other buffer, half the memory traffic); else merged into the other buffer */
+	bool inPlace = n == oldCount;
+	for (int32_t k = 0; inPlace && k < n; ++k) inPlace = cw->entries[cw->cur][k].key == ib_pair_key(pairs[k].a, pairs[k].b);
+	int nxt = inPlace ? cw->cur : 1 - cw->cur;
+	if (!inPlace && !ib_grow(w, (void**)&cw->entries[nxt], &cw->entryCapacity[nxt], n, sizeof(ibPairEntry)))
 		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
 	const ibPairEntry* old = cw->entries[cw->cur];
 	ibPairEntry* out = cw->entries[nxt];
-	int32_t io = 0, oldCount = cw->entryCount, candidates = 0, reused = 0, driftReused = 0;
 	/* the last contact set becomes the previous one: pairs whose shapes did not move copy from it */
 	ibContactPair* swap = cw->contactsPrev;
 	int32_t swapCap = cw->contactPrevCapacity;
@@ -309,9 +313,10 @@ ibResult ib_collision_detect(ibWorld* w)
 			if (old[io].touching) oom |= !push_event(w, &cw->endEv, &cw->endCount, &cw->endCapacity, old[io].idA, old[io].idB);
 			++io;
 		}
-		ibPairEntry* e = &out[k]; /* built in place: one copy of the entry, not two */
+		ibPairEntry* e = &out[k]; /* built in place: one copy of the entry, not two (none when inPlace) */
 		if (io < oldCount && old[io].key == key && entry_matches(&old[io], ida, idb)) {
-			*e = old[io++];
+			if (!inPlace) *e = old[io];
+			++io;
 		} else {
 			if (io < oldCount && old[io].key == key) { /* proxy ids reused by other shapes */
 				if (old[io].touching)

@@ -63,7 +63,7 @@ void ib_manifold_drop_collinear(ibManifoldPoint* pt, ibClipPoint* xy, double* se
 {
 	int c = *count;
 	for (int i = 0; c > 4 && i < c;) {
-		int p = (i + c - 1) % c, n = (i + 1) % c;
+		int p = i > 0 ? i - 1 : c - 1, n = i + 1 < c ? i + 1 : 0;
 		double ex = xy[n].x - xy[p].x, ey = xy[n].y - xy[p].y;
 		double l = sqrt(ex * ex + ey * ey);
 		double d = l > 0.0 ? fabs(ex * (xy[i].y - xy[p].y) - ey * (xy[i].x - xy[p].x)) / l : 0.0;
@@ -121,17 +121,18 @@ int ib_manifold_box_face_polygon(int count, const uint32_t* id, ibClipPoint* p, 
 	/* widths area / |edge|: the hull's near-duplicate merge (eps) and sliver test (width), with room */
 	double w = fabs(area) / ib_fmax(lu, lv);
 	if (!(lu > 4.0 * eps && lv > 4.0 * eps && w > 4.0 * (width > eps ? width : eps))) return -1;
-	if (!(area > 0.0)) { /* clockwise: reverse */
-		ibClipPoint t = q[1];
-		q[1] = q[3];
-		q[3] = t;
-	}
+	/* clockwise (!(area > 0)): reversed, q[1] and q[3] swapped (an order table: no branch) */
+	static const int order[2][4] = {{0, 1, 2, 3}, {0, 3, 2, 1}};
+	const int* o = order[!(area > 0.0)];
 	/* start at the smallest (x, y), as the monotone chain does: the same polygon as ib_hull2d's, so
 	 * the clipping and everything after it are bit for bit those of the general path */
 	int s0 = 0;
-	for (int i = 1; i < 4; ++i)
-		if (q[i].x < q[s0].x || (q[i].x == q[s0].x && q[i].y < q[s0].y)) s0 = i;
-	for (int i = 0; i < 4; ++i) p[i] = q[(s0 + i) & 3];
+	for (int i = 1; i < 4; ++i) {
+		const ibClipPoint *qi = &q[o[i]], *qs = &q[o[s0]];
+		int lt = (qi->x < qs->x) | ((qi->x == qs->x) & (qi->y < qs->y));
+		s0 = lt ? i : s0;
+	}
+	for (int i = 0; i < 4; ++i) p[i] = q[o[(s0 + i) & 3]];
 	return 4;
 }
 
@@ -146,6 +147,15 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
  * against the ground. So: when they penetrate, the face axis of a much larger box (4 x) if its depth
  * is within half the tolerance of the query's; else any face axis that separates them by the
  * query's distance. */
+/* Face axis k (0..2: A's, 3..5: B's) as a normal from B to A, like the query's normal (t: the centre offset
+ * along it). */
+static inline ibVec3 face_axis_normal(const ibConvex* a, const ibConvex* b, const double t[6], int k)
+{
+	ibVec3 L = ibMat3_Column(k < 3 ? a->R : b->R, k % 3);
+	const ibVec3 signedL[2] = {ibNeg(L), L}; /* t[k] >= 0 ? L : -L without a branch */
+	return signedL[t[k] >= 0.0];
+}
+
 void ib_manifold_box_face_select(const ibConvex* a, const ibConvex* b, const double sep[6], const double t[6],
                                  double tolerance, ibConvexDistance* q)
 {
@@ -154,15 +164,20 @@ void ib_manifold_box_face_select(const ibConvex* a, const ibConvex* b, const dou
 	double scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2];
 	double ma = ib_fmax(ha[0], ib_fmax(ha[1], ha[2])), mb = ib_fmax(hb[0], ib_fmax(hb[1], hb[2]));
 	int big = ma >= 4.0 * mb ? 0 : mb >= 4.0 * ma ? 1 : -1; /* -1: no box much larger */
+	/* the first axis of the largest separation (of all, and of the big box's), then its normal: the axes'
+	 * normals are made for those two only (fewer unpredictable branches than one per axis) */
 	double best = -INFINITY, bestBig = -INFINITY;
+	int bestK = -1, bigK = -1;
+	for (int k = 0; k < 6; ++k) {
+		bool up = sep[k] > best, upBig = k / 3 == big && sep[k] > bestBig;
+		best = sep[k] > best ? sep[k] : best; /* = up ? sep[k] : best, without a branch */
+		bestK = up ? k : bestK;
+		bestBig = upBig ? sep[k] : bestBig;
+		bigK = upBig ? k : bigK;
+	}
 	ibVec3 bestN = q->normal, bigN = q->normal;
-	for (int s = 0; s < 2; ++s)
-		for (int i = 0; i < 3; ++i) {
-			ibVec3 L = ibMat3_Column(s == 0 ? a->R : b->R, i);
-			ibVec3 N = t[3 * s + i] >= 0.0 ? L : ibNeg(L); /* from B to A, like the query's normal */
-			if (sep[3 * s + i] > best) best = sep[3 * s + i], bestN = N;
-			if (s == big && sep[3 * s + i] > bestBig) bestBig = sep[3 * s + i], bigN = N;
-		}
+	if (bestK >= 0) bestN = face_axis_normal(a, b, t, bestK);
+	if (bigK >= 0) bigN = face_axis_normal(a, b, t, bigK);
 	double rnd = 1e-9 * scale;
 	/* only a small correction (at most 1e-4 rad, 1e-2 when touching to ~1e-7 of the size): other contacts keep the query's normal */
 	if (big >= 0 && q->distance <= 0.0 && bestBig >= q->distance - 0.5 * tolerance - rnd &&
