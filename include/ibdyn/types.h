@@ -71,7 +71,7 @@ typedef struct ibContactSettings {
 	bool warmStart;                   /**< start the contact-joint loops from the previous step's impulses of the same
 	                                   *   points (matched by shapes and feature key; default true, docs/contacts.md) */
 	int stallSweeps;                  /**< end a contact loop (collisions, contact joints) early when the largest impulse of
-	                                   *   its sweeps has not halved within this many sweeps (0 = never; default 200):
+	                                   *   its sweeps has not halved within this many sweeps (0 = never; default 50):
 	                                   *   a cycling pile then stops with the step reported not converged instead of
 	                                   *   running to the cap (docs/contacts.md "Stalled loops") */
 } ibContactSettings;

@@ -144,7 +144,7 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h)
 	if (colliding == 0) return;
 	bool joints = set->jointVelocitySweeps && w->joints;
 	CollideCtx x = {tol, rest};
-	ibContactLoop loop = {collide_point, joints ? joint_velocity_sweep : NULL, &x, set->maxCollisionIterations, IB_CONTACT_COLLIDING};
+	ibContactLoop loop = {collide_point, joints ? joint_velocity_sweep : NULL, &x, set->maxCollisionIterations, IB_CONTACT_COLLIDING, NULL};
 	bool active = false;
 	int it = 0;
 	do {

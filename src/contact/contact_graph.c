@@ -168,6 +168,7 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 		++it;
 		moved = false;
 		cs->sweepMax2 = 0.0;
+		if (loop->residual) *loop->residual = 0.0; /* the residual reported is the last sweep's */
 		for (int32_t j = 0; j < na; ++j) {
 			if (mask && !full && point_skipped(cs, &cs->maskRows[j])) continue;
 			ibContactRow* c = &cs->pts[cs->active[j]];

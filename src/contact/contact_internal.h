@@ -117,6 +117,7 @@ typedef struct ibContactLoop {
 	int cap;  /* sweep cap */
 	int kind; /* ibContactKind of the points the loop iterates: point() returns false for the others
 	           * without side effects, so the sweeps skip them */
+	double* residual; /* if set, zeroed before each sweep: point() records the sweep's largest error there */
 } ibContactLoop;
 
 /* contact_graph.c */

@@ -181,7 +181,6 @@ static bool position_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void
 static bool joint_position_sweep(ibWorld* w, void* ctx)
 {
 	RestCtx* x = ctx;
-	x->res = 0.0; /* a new sweep begins */
 	bool moved = ib_joints_position_sweep(w, x->h);
 	return ib_soft_position_resume_sweep(w, x->h) || moved; /* soft rows, particle contacts (src/soft) */
 }
@@ -221,7 +220,7 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 	warm_start(w, cs, h, false);
 	ib_contacts_direct(w, cs, h, false); /* a starting iterate for the sweeps (contact_direct.c) */
 	RestCtx x = {h, set->contactPositionTolerance, 0.0, 0.0, false};
-	ibContactLoop loop = {position_point, w->joints || w->soft ? joint_position_sweep : NULL, &x, set->maxContactIterations, IB_CONTACT_RESTING};
+	ibContactLoop loop = {position_point, w->joints || w->soft ? joint_position_sweep : NULL, &x, set->maxContactIterations, IB_CONTACT_RESTING, &x.res};
 	bool moved = false;
 	w->stats.contactIterations += ib_contacts_run(w, cs, &loop, &moved);
 	for (int32_t k = 0; k < cs->count; ++k) {
@@ -340,7 +339,7 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 	warm_start(w, cs, cs->lastH > 0.0 ? cs->lastH : h, true);
 	ib_contacts_direct(w, cs, h, true);
 	RestCtx x = {h, set->contactPositionTolerance, w->solver.velocityTolerance, 0.0, ib_contact_patch_begin(w, cs)};
-	ibContactLoop loop = {velocity_point, w->joints || w->soft ? joint_velocity_sweep : NULL, &x, set->maxContactIterations, IB_CONTACT_RESTING};
+	ibContactLoop loop = {velocity_point, w->joints || w->soft ? joint_velocity_sweep : NULL, &x, set->maxContactIterations, IB_CONTACT_RESTING, NULL};
 	bool moved = false;
 	w->stats.contactVelocityIterations += ib_contacts_run(w, cs, &loop, &moved);
 	for (int32_t k = 0; k < cs->count; ++k) {
