@@ -380,6 +380,27 @@ static void test_kinematic_and_joint_wake(void** state)
 	ibDestroyWorld(w);
 }
 
+/* a teleport next to a sleeping body wakes it, also after a time when nobody slept (the world's
+ * "anyone asleep" shortcut is set again when a body falls asleep) */
+static void test_teleport_wakes_after_all_awake(void** state)
+{
+	(void)state;
+	ibWorldId w = make_world();
+	ibBodyId a = make_box(w, ibV3(0, 0, 0.5 + EPSC / 2), true);
+	ibBodyId b = make_box(w, ibV3(5, 0, 0.5 + EPSC / 2), true);
+	assert_int_equal(ibBody_SetAwake(a, false), IB_OK);
+	assert_int_equal(ibBody_SetAwake(a, true), IB_OK);
+	assert_int_equal(ibBody_SetTransform(b, ibV3(6, 0, 0.5 + EPSC / 2), IB_QUAT_IDENTITY), IB_OK); /* nobody asleep */
+	assert_true(ibBody_IsAwake(a));
+	assert_int_equal(ibBody_SetAwake(a, false), IB_OK);
+	assert_false(ibBody_IsAwake(a));
+	assert_int_equal(ibBody_SetTransform(b, ibV3(6, 0, 0.5 + EPSC / 2), IB_QUAT_IDENTITY), IB_OK); /* far: no wake */
+	assert_false(ibBody_IsAwake(a));
+	assert_int_equal(ibBody_SetTransform(b, ibV3(1.0 + EPSC / 2, 0, 0.5 + EPSC / 2), IB_QUAT_IDENTITY), IB_OK);
+	assert_true(ibBody_IsAwake(a));
+	ibDestroyWorld(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +412,7 @@ int main(void)
 	    cmocka_unit_test(test_sleeping_stack_costs_nothing),
 	    cmocka_unit_test(test_created_asleep),
 	    cmocka_unit_test(test_kinematic_and_joint_wake),
+	    cmocka_unit_test(test_teleport_wakes_after_all_awake),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

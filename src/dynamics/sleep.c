@@ -47,8 +47,15 @@ static bool overlap(ibAABB a, ibAABB b, double m)
 
 void ib_sleep_wake_near(ibWorld* w, int32_t i)
 {
+	if (!w->maybeAsleep) return; /* O(1) for worlds where nobody sleeps (e.g. a teleport every frame) */
 	const ibBody* b = &w->bodies[i];
 	double m = w->collisionSettings.contactTolerance;
+	int32_t asleep = 0;
+	for (int32_t k = 0; k < w->bodyHigh; ++k) asleep += w->bodies[k].inUse && w->bodies[k].sleeping;
+	if (asleep == 0) {
+		w->maybeAsleep = false;
+		return;
+	}
 	for (int32_t s = b->firstShape; s != IB_NULL_INDEX; s = w->shapes[s].nextInBody) {
 		ibAABB box = ib_shape_world_aabb(b, &w->shapes[s]);
 		for (int32_t k = 0; k < w->bodyHigh; ++k) {
@@ -76,6 +83,7 @@ bool ib_sleep_wake_touching(ibWorld* w)
 void ib_sleep_wake_neighbours(ibWorld* w, int32_t i)
 {
 	ib_sleep_wake_body(w, i);
+	if (!w->maybeAsleep) return; /* nobody to wake */
 	ib_sleep_wake_near(w, i);
 	const ibJointStore* js = w->joints;
 	for (int32_t k = 0; js && k < js->jointHigh; ++k) {
@@ -97,6 +105,7 @@ static void fall_asleep(ibWorld* w, ibSleepStore* ss, double need, int32_t only)
 		int32_t r = ib_island_find(ss, i);
 		if (only >= 0 ? r != only : !(ss->minTime[r] >= need && ss->minTime[r] >= 0.0)) continue;
 		b->sleeping = true;
+		w->maybeAsleep = true;
 		b->st.v = b->st.w = IB_VEC3_ZERO;
 		b->velVersion++;
 		b->sleepNext = IB_NULL_INDEX;

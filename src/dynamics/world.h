@@ -111,6 +111,7 @@ struct ibWorld {
 
 	ibBody* bodies;
 	int32_t bodyCapacity, bodyHigh, bodyFree, bodyCount;
+	bool maybeAsleep; /* sleep.c: false only when no body sleeps (set on falling asleep, cleared by a scan) */
 	ibShape* shapes;
 	int32_t shapeCapacity, shapeHigh, shapeFree, shapeCount;
 
