@@ -190,11 +190,17 @@ ibResult ib_collision_sync(ibWorld* w)
 		}
 		if (!s->inUse) continue;
 		const ibBody* b = &w->bodies[s->body];
-		ibVec3 p;
-		ibQuat q;
-		ib_shape_world_pose(b, s, &p, &q);
-		bool same = sl->proxy != IB_BP_NULL && sl->poseValid && !remargin && p.x == sl->pos.x && p.y == sl->pos.y &&
-		            p.z == sl->pos.z && q.w == sl->rot.w && q.x == sl->rot.x && q.y == sl->rot.y && q.z == sl->rot.z;
+		/* a sleeping body has not moved since its slot was synced while it slept: it is woken by every
+		 * pose change (ibBody_SetTransform) and not integrated (sleep.c) */
+		bool same = b->sleeping && sl->sleepSerial == b->sleepSerial && sl->proxy != IB_BP_NULL && sl->poseValid && !remargin;
+		ibVec3 p = sl->pos;
+		ibQuat q = sl->rot;
+		if (!same) {
+			ib_shape_world_pose(b, s, &p, &q);
+			sl->sleepSerial = b->sleeping ? b->sleepSerial : 0u;
+			same = sl->proxy != IB_BP_NULL && sl->poseValid && !remargin && p.x == sl->pos.x && p.y == sl->pos.y &&
+			       p.z == sl->pos.z && q.w == sl->rot.w && q.x == sl->rot.x && q.y == sl->rot.y && q.z == sl->rot.z;
+		}
 		/* drift coherence: a convex shape whose pose stays within IB_COHERENCE_DRIFT of the pose of its
 		 * view keeps the view, its box and its proxy (the pose changed: poseStamp, not driftStamp) */
 		if (!same && sl->proxy != IB_BP_NULL && sl->poseValid && sl->convexValid && !remargin &&

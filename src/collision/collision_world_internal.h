@@ -28,6 +28,7 @@ typedef struct ibShapeSlot {
 	 * more; kept while it holds the AABB fattened by the margin and is not 2 slacks larger than it */
 	ibAABB box;
 	ibFilter filter; /* the filter the proxy has */
+	uint32_t sleepSerial; /* the body's sleepSerial when its pose was last read while asleep (0: never) */
 } ibShapeSlot;
 
 /* Extra fattening of the proxy boxes, in units of the margin ε_c/2: a shape that moves less than that

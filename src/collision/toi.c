@@ -287,7 +287,7 @@ static double ca_earliest(ibWorld* w, const Chord* c, int32_t* outA, int32_t* ou
 	*outA = *outB = -1;
 	for (int32_t i = 0; i < w->bodyHigh; ++i) {
 		const ibBody* b = &w->bodies[i];
-		if (!b->inUse || b->type == IB_BODY_STATIC || b->shapeCount == 0) continue; /* dynamic or kinematic */
+		if (!b->inUse || b->type == IB_BODY_STATIC || b->shapeCount == 0 || b->sleeping) continue; /* dynamic or kinematic, moving */
 		double radius, inner;
 		body_sizes(w, b, &radius, &inner);
 		double rot = chord_angle(&c->s0[i], &c->s1[i], c->t1 - c->t0) * radius;

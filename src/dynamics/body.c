@@ -98,6 +98,7 @@ ibBodyId ibCreateBody(ibWorldId worldId, const ibBodyDef* d)
 	ib_body_update_mass(w, b); /* cannot fail: no shapes, no override */
 	if (!d->isAwake && d->type == IB_BODY_DYNAMIC && d->enableSleep) { /* created asleep: an island of its own */
 		b->sleeping = true;
+		if (++b->sleepSerial == 0u) b->sleepSerial = 1u; /* 0: never seen asleep */
 		w->maybeAsleep = true;
 		b->sleepHead = index;
 		b->st.v = b->st.w = IB_VEC3_ZERO;

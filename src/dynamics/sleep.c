@@ -105,6 +105,7 @@ static void fall_asleep(ibWorld* w, ibSleepStore* ss, double need, int32_t only)
 		int32_t r = ib_island_find(ss, i);
 		if (only >= 0 ? r != only : !(ss->minTime[r] >= need && ss->minTime[r] >= 0.0)) continue;
 		b->sleeping = true;
+		if (++b->sleepSerial == 0u) b->sleepSerial = 1u; /* 0: never seen asleep */
 		w->maybeAsleep = true;
 		b->st.v = b->st.w = IB_VEC3_ZERO;
 		b->velVersion++;

@@ -48,6 +48,7 @@ typedef struct ibBody {
 	/* sleeping (sleep.c): a sleeping body belongs to the island list headed by sleepHead */
 	bool sleeping;
 	bool enableSleep;
+	uint32_t sleepSerial; /* bumped whenever the body falls asleep (collision sync: pose seen asleep) */
 	double sleepTime;       /* time the body has been below the sleep thresholds (s) */
 	int32_t sleepHead, sleepNext; /* sleeping island: first body and next body (-1 = end) */
 	ibMassData overrideData;
