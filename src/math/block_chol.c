@@ -290,35 +290,40 @@ IB_BCHOL_INLINE void update_d(double* T, const double* A, int ra, const double* 
 	case 1: UPD_ROWS(1, D)                                                                                      \
 	default: update_d(T, A, ra, B, rb, D); return;                                                              \
 	}
-/* T (6 x 6) -= A B^T for 6 x 6 blocks (faces against faces: most of the contact solve's work), two
- * entries of a row of T at a time (GCC vector extension: SSE2 pairs). Every entry is summed as in
+/* T (6 x 6) -= A B^T for 6 x 6 blocks (faces against faces: most of the contact solve's work), with B
+ * given transposed in pairs (bt[l][p] = (B[2p][l], B[2p+1][l]), made once per B by transpose6), two rows
+ * of T and two entries of each at a time (GCC vector extension: SSE2 pairs). Every entry is summed as in
  * update_d (0 + a_0 b_0 + ... + a_5 b_5, then subtracted): the same results. */
 typedef double ibV2d __attribute__((vector_size(16)));
-static void update666(double* T, const double* A, const double* B)
+static void transpose6(const double* B, ibV2d bt[6][3])
 {
-	ibV2d bt[6][3]; /* bt[l][p] = (B[2p][l], B[2p+1][l]) */
 	for (int l = 0; l < 6; ++l)
 		for (int p = 0; p < 3; ++p) bt[l][p] = (ibV2d){B[6 * (2 * p) + l], B[6 * (2 * p + 1) + l]};
-	for (int i = 0; i < 6; ++i) {
-		const double* ai = A + 6 * i;
-		ibV2d s0 = {0.0, 0.0}, s1 = s0, s2 = s0;
+}
+static void update666(double* T, const double* A, const ibV2d bt[6][3])
+{
+	for (int i = 0; i < 6; i += 2) {
+		const double *a0 = A + 6 * i, *a1 = a0 + 6;
+		ibV2d s00 = {0.0, 0.0}, s01 = s00, s02 = s00, s10 = s00, s11 = s00, s12 = s00;
 		for (int l = 0; l < 6; ++l) {
-			ibV2d a = {ai[l], ai[l]};
-			s0 += a * bt[l][0];
-			s1 += a * bt[l][1];
-			s2 += a * bt[l][2];
+			ibV2d x = {a0[l], a0[l]}, y = {a1[l], a1[l]};
+			s00 += x * bt[l][0];
+			s01 += x * bt[l][1];
+			s02 += x * bt[l][2];
+			s10 += y * bt[l][0];
+			s11 += y * bt[l][1];
+			s12 += y * bt[l][2];
 		}
-		double* ti = T + 6 * i;
-		ti[0] -= s0[0], ti[1] -= s0[1], ti[2] -= s1[0], ti[3] -= s1[1], ti[4] -= s2[0], ti[5] -= s2[1];
+		double* t0 = T + 6 * i;
+		ibV2d r[6];
+		memcpy(r, t0, 12 * sizeof(double)); /* rows i and i + 1 are contiguous */
+		r[0] -= s00, r[1] -= s01, r[2] -= s02, r[3] -= s10, r[4] -= s11, r[5] -= s12;
+		memcpy(t0, r, 12 * sizeof(double));
 	}
 }
 
 static void update(double* T, const double* A, int ra, const double* B, int rb, int d)
 {
-	if (ra == 6 && rb == 6 && d == 6) {
-		update666(T, A, B);
-		return;
-	}
 	switch (d) {
 	case 6: UPD_SIZES(6)
 	case 3: UPD_SIZES(3)
@@ -448,12 +453,22 @@ bool ib_bchol_factor(ibBlockChol* F, const double* diag, const double* offd)
 		for (int32_t a = t0; a < t1; ++a) {
 			int32_t ra = F->rowIdx[a], da = dim[perm[ra]];
 			const double* La = val + F->valPos[a];
-			update(val + F->diagPos[ra], La, da, La, da, dk);
+			const bool six = da == 6 && dk == 6;
+			ibV2d bt[6][3];
+			if (six) {
+				transpose6(La, bt);
+				update666(val + F->diagPos[ra], La, (const ibV2d(*)[3])bt);
+			} else {
+				update(val + F->diagPos[ra], La, da, La, da, dk);
+			}
 			int32_t q = F->colStart[ra];
 			for (int32_t b = a + 1; b < t1; ++b) {
-				int32_t rb = F->rowIdx[b];
+				int32_t rb = F->rowIdx[b], db = dim[perm[rb]];
 				while (F->rowIdx[q] != rb) ++q;
-				update(val + F->valPos[q], val + F->valPos[b], dim[perm[rb]], La, da, dk);
+				if (six && db == 6)
+					update666(val + F->valPos[q], val + F->valPos[b], (const ibV2d(*)[3])bt);
+				else
+					update(val + F->valPos[q], val + F->valPos[b], db, La, da, dk);
 			}
 		}
 	}
