@@ -43,6 +43,35 @@ static bool list_room(ibBlockChol* F, const ibBlockAlloc* al, int32_t v, int32_t
 	return true;
 }
 
+/* The heap of the blocks to eliminate: the least (degree, index) on top, so that the choice is that of a
+ * scan for the first block of least degree. */
+static inline bool heap_less(const ibBlockChol* F, int32_t a, int32_t b)
+{
+	return F->deg[a] < F->deg[b] || (F->deg[a] == F->deg[b] && a < b);
+}
+static void heap_up(ibBlockChol* F, int32_t i)
+{
+	int32_t v = F->heap[i];
+	while (i > 0) {
+		int32_t p = (i - 1) / 2, u = F->heap[p];
+		if (!heap_less(F, v, u)) break;
+		F->heap[i] = u, F->hpos[u] = i, i = p;
+	}
+	F->heap[i] = v, F->hpos[v] = i;
+}
+static void heap_down(ibBlockChol* F, int32_t i, int32_t len)
+{
+	int32_t v = F->heap[i];
+	for (;;) {
+		int32_t c = 2 * i + 1;
+		if (c >= len) break;
+		if (c + 1 < len && heap_less(F, F->heap[c + 1], F->heap[c])) ++c;
+		if (!heap_less(F, F->heap[c], v)) break;
+		F->heap[i] = F->heap[c], F->hpos[F->heap[i]] = i, i = c;
+	}
+	F->heap[i] = v, F->hpos[v] = i;
+}
+
 /* Minimum degree on the explicit elimination graph: eliminating v joins its neighbours pairwise; the
  * degree of a block is the sum of the dims of its neighbours (its column count in L). The neighbours of
  * v at its elimination are the rows of its column of L (kept in rowIdx, caller's indices). */
@@ -51,7 +80,8 @@ static bool order(ibBlockChol* F, const ibBlockAlloc* al, const int32_t* adjStar
 	int32_t n = F->n;
 	if (!grow_i(al, &F->gStart, &F->gStartCap, n + 1) || !grow_i(al, &F->gLen, &F->gLenCap, n + 1) ||
 	    !grow_i(al, &F->gCap, &F->gCapCap, n + 1) || !grow_i(al, &F->mark, &F->markCap, n + 1) ||
-	    !grow_i(al, &F->deg, &F->degCap, n + 1))
+	    !grow_i(al, &F->deg, &F->degCap, n + 1) || !grow_i(al, &F->heap, &F->heapCap, n + 1) ||
+	    !grow_i(al, &F->hpos, &F->hposCap, n + 1))
 		return false;
 	memset(F->gLen, 0, (size_t)n * sizeof(int32_t));
 	for (int32_t j = 0; j < n; ++j)
@@ -77,11 +107,15 @@ static bool order(ibBlockChol* F, const ibBlockAlloc* al, const int32_t* adjStar
 		F->deg[v] = d;
 		F->mark[v] = -1;
 	}
-	int32_t nrow = 0;
+	int32_t nrow = 0, hlen = n;
+	for (int32_t u = 0; u < n; ++u) F->heap[u] = u, F->hpos[u] = u;
+	for (int32_t i = n / 2 - 1; i >= 0; --i) heap_down(F, i, hlen);
 	for (int32_t k = 0; k < n; ++k) {
-		int32_t v = -1;
-		for (int32_t u = 0; u < n; ++u)
-			if (F->deg[u] >= 0 && (v < 0 || F->deg[u] < F->deg[v])) v = u;
+		int32_t v = F->heap[0];
+		if (--hlen > 0) {
+			F->heap[0] = F->heap[hlen];
+			heap_down(F, 0, hlen);
+		}
 		F->perm[k] = v;
 		F->iperm[v] = k;
 		F->deg[v] = -1; /* eliminated */
@@ -119,7 +153,10 @@ static bool order(ibBlockChol* F, const ibBlockAlloc* al, const int32_t* adjStar
 			F->gLen[u] = len;
 			int32_t d = 0;
 			for (int32_t e = 0; e < len; ++e) d += F->dim[lu[e]];
+			int32_t old = F->deg[u];
 			F->deg[u] = d;
+			if (d < old) heap_up(F, F->hpos[u]);
+			else if (d > old) heap_down(F, F->hpos[u], hlen);
 		}
 		for (int32_t a = 0; a < lv; ++a) F->mark[F->pool[F->gStart[v] + a]] = -1;
 	}
@@ -234,19 +271,6 @@ static bool chol_dense(double* a, int d)
 	return true;
 }
 
-/* x (r x d, row-major) := x L^-T, L the d x d lower factor */
-static void solve_right(double* x, int r, const double* L, int d)
-{
-	for (int i = 0; i < r; ++i) {
-		double* xi = x + d * i;
-		for (int c = 0; c < d; ++c) {
-			double s = xi[c];
-			for (int l = 0; l < c; ++l) s -= xi[l] * L[d * c + l];
-			xi[c] = s / L[d * c + c];
-		}
-	}
-}
-
 /* The kernels below take the column block's size d as a constant (SPECIALISE: one copy per size, which
  * the compiler unrolls; generic loops cost ~9 instructions per multiply-add on 6x6 blocks). */
 #define IB_BCHOL_INLINE static inline __attribute__((always_inline))
@@ -259,6 +283,25 @@ static void solve_right(double* x, int r, const double* L, int d)
 	case 5: call(5); break;                                                                                     \
 	default: call(6); break;                                                                                    \
 	}
+
+/* x (r x d, row-major) := x L^-T, L the d x d lower factor */
+IB_BCHOL_INLINE void solve_right_d(double* x, int r, const double* L, const int d)
+{
+	for (int i = 0; i < r; ++i) {
+		double* xi = x + d * i;
+		for (int c = 0; c < d; ++c) {
+			double s = xi[c];
+			for (int l = 0; l < c; ++l) s -= xi[l] * L[d * c + l];
+			xi[c] = s / L[d * c + c];
+		}
+	}
+}
+static void solve_right(double* x, int r, const double* L, int d)
+{
+#define SOLR(D) solve_right_d(x, r, L, D)
+	SPECIALISE(SOLR, d)
+#undef SOLR
+}
 
 /* T (ra x rb) -= A B^T, A: ra x d, B: rb x d (row-major) */
 IB_BCHOL_INLINE void update_d(double* T, const double* A, int ra, const double* B, int rb, const int d)
@@ -499,9 +542,9 @@ void ib_bchol_solve(ibBlockChol* F, const double* b, double* x)
 void ib_bchol_free(ibBlockChol* F, const ibBlockAlloc* al)
 {
 	int32_t* iv[] = {F->edim, F->dim, F->perm, F->iperm, F->eoff, F->colStart, F->rowIdx, F->valPos, F->diagPos, F->inPos,
-	                 F->adjStart, F->adjRow, F->gStart, F->gLen, F->gCap, F->pool, F->mark, F->deg};
+	                 F->adjStart, F->adjRow, F->gStart, F->gLen, F->gCap, F->pool, F->mark, F->deg, F->heap, F->hpos};
 	int32_t ic[] = {F->edimCap, F->dimCap, F->permCap, F->ipermCap, F->eoffCap, F->colStartCap, F->rowIdxCap, F->valPosCap, F->diagPosCap, F->inPosCap,
-	                F->adjStartCap, F->adjRowCap, F->gStartCap, F->gLenCap, F->gCapCap, F->poolCap, F->markCap, F->degCap};
+	                F->adjStartCap, F->adjRowCap, F->gStartCap, F->gLenCap, F->gCapCap, F->poolCap, F->markCap, F->degCap, F->heapCap, F->hposCap};
 	for (size_t k = 0; k < sizeof iv / sizeof iv[0]; ++k) al->release(al->ctx, iv[k], (size_t)ic[k] * sizeof(int32_t));
 	al->release(al->ctx, F->val, (size_t)F->valCap * sizeof(double));
 	al->release(al->ctx, F->work, (size_t)F->workCap * sizeof(double));

@@ -50,6 +50,8 @@ typedef struct ibBlockChol {
 	/* ordering scratch (explicit elimination graph) */
 	int32_t *gStart, *gLen, *gCap, *pool, *mark, *deg;
 	int32_t gStartCap, gLenCap, gCapCap, poolCap, markCap, degCap, poolLen;
+	int32_t *heap, *hpos; /* blocks not yet eliminated, a binary heap on (degree, block); hpos: place in it */
+	int32_t heapCap, hposCap;
 	int32_t nadj;         /* entries of the caller's pattern */
 } ibBlockChol;
 
