@@ -435,7 +435,7 @@ static double row_weight(const DBlock* B, int k)
 	return (k == 1 || k == 2 || k == 3) && B->dim > 1 ? DIR_FRICTION_WEIGHT : 1.0;
 }
 
-static bool factor(ibWorld* w, ibContactDirect* D, bool force, bool* fresh)
+static bool factor(ibWorld* w, ibContactStore* cs, ibContactDirect* D, bool force, bool* fresh)
 {
 	bool ok = true;
 	*fresh = false;
@@ -447,7 +447,18 @@ static bool factor(ibWorld* w, ibContactDirect* D, bool force, bool* fresh)
 		 * and a dense factor costs more than the sweeps */
 		if (!ok || !build_pattern(w, D)) return false;
 		ibBlockAlloc al = world_alloc(w);
-		D->analysed = ib_bchol_analyse(&D->F, &al, D->nblk, D->dim, D->nbrStart, D->nbr) && D->F.lnz <= 4 * (int64_t)DIR_MAX_COLUMN * D->m;
+		/* [IMPL] the pattern of another loop's system (the velocity loop after a position loop with the
+		 * same blocks): its analysis is copied, not made again (the same ordering: the same factor) */
+		const ibContactDirect* E = NULL;
+		for (int k = 0; k < 4 && !E; ++k) {
+			const ibContactDirect* X = cs->direct[k];
+			if (X && X != D && X->analysed && X->sigLen == D->sigLen &&
+			    memcmp(X->sig, D->sig, (size_t)D->sigLen * sizeof(int32_t)) == 0)
+				E = X;
+		}
+		D->analysed = (E ? ib_bchol_copy_analysis(&D->F, &E->F, &al)
+		                 : ib_bchol_analyse(&D->F, &al, D->nblk, D->dim, D->nbrStart, D->nbr)) &&
+		              D->F.lnz <= 4 * (int64_t)DIR_MAX_COLUMN * D->m;
 		if (!D->analysed) return false;
 	} else if (!D->analysed) {
 		return false; /* the same pattern as a rejected one */
@@ -721,7 +732,7 @@ static int iterate(ibWorld* w, ibContactStore* cs, ibContactDirect* D, double h,
 		if (slow && fresh) break; /* stagnates with a factor of the present poses: the sweeps go on */
 		last = err;
 		/* a factor of an earlier instant (last loop, last step) serves while it converges fast */
-		if ((!ready || slow) && !factor(w, D, slow, &fresh)) break;
+		if ((!ready || slow) && !factor(w, cs, D, slow, &fresh)) break;
 		ready = true;
 		if (!solve(D)) {
 			D->numeric = false;

@@ -252,6 +252,36 @@ bool ib_bchol_analyse(ibBlockChol* F, const ibBlockAlloc* al, int32_t n, const i
 	return true;
 }
 
+static bool copy_i(const ibBlockAlloc* al, int32_t** dst, int32_t* cap, const int32_t* src, int64_t len)
+{
+	if (!grow_i(al, dst, cap, len + 1)) return false;
+	if (len > 0) memcpy(*dst, src, (size_t)len * sizeof(int32_t));
+	return true;
+}
+
+bool ib_bchol_copy_analysis(ibBlockChol* dst, const ibBlockChol* src, const ibBlockAlloc* al)
+{
+	dst->analysed = dst->factored = false;
+	if (!src->analysed) return false;
+	int32_t n = src->n, nrow = src->colStart[n], nadj = src->nadj;
+	if (!copy_i(al, &dst->dim, &dst->dimCap, src->dim, n) || !copy_i(al, &dst->perm, &dst->permCap, src->perm, n) ||
+	    !copy_i(al, &dst->iperm, &dst->ipermCap, src->iperm, n) || !copy_i(al, &dst->edim, &dst->edimCap, src->edim, n) ||
+	    !copy_i(al, &dst->eoff, &dst->eoffCap, src->eoff, 2 * (int64_t)n + 2) ||
+	    !copy_i(al, &dst->colStart, &dst->colStartCap, src->colStart, n + 1) ||
+	    !copy_i(al, &dst->rowIdx, &dst->rowIdxCap, src->rowIdx, nrow) ||
+	    !copy_i(al, &dst->valPos, &dst->valPosCap, src->valPos, nrow) ||
+	    !copy_i(al, &dst->diagPos, &dst->diagPosCap, src->diagPos, n) ||
+	    !copy_i(al, &dst->adjStart, &dst->adjStartCap, src->adjStart, n + 1) ||
+	    !copy_i(al, &dst->adjRow, &dst->adjRowCap, src->adjRow, nadj) ||
+	    !copy_i(al, &dst->inPos, &dst->inPosCap, src->inPos, nadj) ||
+	    !al->grow(al->ctx, (void**)&dst->val, &dst->valCap, src->nval + 1, sizeof(double)) ||
+	    !al->grow(al->ctx, (void**)&dst->work, &dst->workCap, src->m + 1, sizeof(double)))
+		return false;
+	dst->n = n, dst->m = src->m, dst->lnz = src->lnz, dst->nval = src->nval, dst->nadj = nadj;
+	dst->analysed = true;
+	return true;
+}
+
 /* ---------------------------------------------------------------- numeric factorisation */
 
 /* dense Cholesky of the d x d block a (row-major; lower part used and overwritten) */

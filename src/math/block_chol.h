@@ -59,6 +59,8 @@ typedef struct ibBlockChol {
 void ib_bchol_value_sizes(int32_t n, const int32_t* dim, const int32_t* adjStart, const int32_t* adj, int32_t* diagOff, int32_t* offOff);
 /* Ordering and symbolic structure; false on OOM or a malformed pattern (F unusable then). */
 bool ib_bchol_analyse(ibBlockChol* F, const ibBlockAlloc* al, int32_t n, const int32_t* dim, const int32_t* adjStart, const int32_t* adj);
+/* dst gets src's analysis (same ordering and structure, as if dst had analysed the same pattern); false on OOM. */
+bool ib_bchol_copy_analysis(ibBlockChol* dst, const ibBlockChol* src, const ibBlockAlloc* al);
 /* Numeric factorisation of the analysed pattern; false if A is not (numerically) positive definite. */
 bool ib_bchol_factor(ibBlockChol* F, const double* diag, const double* offd);
 /* x = A^-1 b in the caller's scalar order (x may be b); needs a factor. */
