@@ -329,10 +329,9 @@ ibResult ib_collision_detect(ibWorld* w)
 			e->idB = idb;
 		}
 		const ibShape *pa = &w->shapes[sa], *pb = &w->shapes[sb];
-		if (ib_sleep_pair_inactive(w, pa->body, pb->body)) { /* sleeping (src/dynamics/sleep.h): no narrowphase, */
-			                                                /* touch state kept, no manifold in the set */
-			continue;
-		}
+		/* sleeping (src/dynamics/sleep.h; nobody sleeps when !maybeAsleep): no narrowphase, touch state
+		 * kept, no manifold in the set */
+		if (w->maybeAsleep && ib_sleep_pair_inactive(w, pa->body, pb->body)) continue;
 		bool touching = false;
 		bool wasReusable = e->reusable;
 		e->reusable = false;
