@@ -56,7 +56,7 @@ static inline __attribute__((always_inline)) bool edge_overlap(const ibConvex* a
                                                                double* ov, double* t, double* r)
 {
 	int i1 = NX[i], i2 = PV[i], j1 = NX[j], j2 = PV[j];
-	ibVec3 L = ibCross(ibMat3_Column(a->R, i), ibMat3_Column(b->R, j));
+	ibVec3 L = ibCross(ib_mat3_col(&a->R, i), ib_mat3_col(&b->R, j));
 	double l = ibLength(L);
 	if (!(l > 1e-9)) return false; /* parallel edges: covered by the face axes */
 	double inv = 1.0 / l;
@@ -159,13 +159,13 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 	st->edgeJ = (bestEdgeK - 6) % 3;
 	st->faceOverlap = bestFace;
 	st->edgeOverlap = bestEdge;
-	ibVec3 L = ibMat3_Column(bestFaceK < 3 ? *RA : *RB, bestFaceK % 3);
+	ibVec3 L = ib_mat3_col(bestFaceK < 3 ? RA : RB, bestFaceK % 3);
 	const double tBest = bestFaceK < 3 ? s->tA[bestFaceK] : s->tB[bestFaceK - 3];
 	const ibVec3 signedL[2] = {ibNeg(L), L}; /* a select by index: no branch */
 	st->faceNormal = signedL[tBest >= 0.0];
 	st->edgeNormal = IB_VEC3_ZERO;
 	if (bestEdge < INFINITY) {
-		L = ibCross(ibMat3_Column(*RA, st->edgeI), ibMat3_Column(*RB, st->edgeJ));
+		L = ibCross(ib_mat3_col(RA, st->edgeI), ib_mat3_col(RB, st->edgeJ));
 		L = ibScale(1.0 / ibLength(L), L);
 		const ibVec3 signedE[2] = {ibNeg(L), L};
 		st->edgeNormal = signedE[bestEdgeT >= 0.0];
@@ -196,7 +196,7 @@ typedef struct Feature {
  * corners p + R x as ib_convex_to_world sums them: R x = (+-R_0 h_x) + (+-R_1 h_y) + (+-R_2 h_z)). */
 static inline __attribute__((always_inline)) void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
 {
-	ibVec3 h = c->halfExtents, dl = ibMat3_MulTV(c->R, dir);
+	ibVec3 h = c->halfExtents, dl = ib_mat3_mul_tv(&c->R, dir);
 	double size = ibLength(h);
 	band = ib_fmax(band, 0.0) + 1e-12 * (1.0 + size);
 	double top = fabs(dl.x) * h.x + fabs(dl.y) * h.y + fabs(dl.z) * h.z;

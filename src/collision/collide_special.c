@@ -166,7 +166,7 @@ void ib_segment_closest_params(ibVec3 p0, ibVec3 p1, ibVec3 q0, ibVec3 q1, doubl
 
 ibConvexDistance ib_collide_capsule_capsule(const ibConvex* a, const ibConvex* b)
 {
-	ibVec3 ua = ibMat3_Column(a->R, 2), ub = ibMat3_Column(b->R, 2);
+	ibVec3 ua = ib_mat3_col(&a->R, 2), ub = ib_mat3_col(&b->R, 2);
 	ibVec3 p0 = ibMulAdd(a->position, -a->halfLength, ua), p1 = ibMulAdd(a->position, a->halfLength, ua);
 	ibVec3 q0 = ibMulAdd(b->position, -b->halfLength, ub), q1 = ibMulAdd(b->position, b->halfLength, ub);
 	double s, t;
@@ -187,7 +187,7 @@ static ibVec3 box_support_feature(const ibConvex* box, ibVec3 dir)
 	ibVec3 p = box->position;
 	double h[3] = {box->halfExtents.x, box->halfExtents.y, box->halfExtents.z};
 	for (int k = 0; k < 3; ++k) {
-		ibVec3 ax = ibMat3_Column(box->R, k);
+		ibVec3 ax = ib_mat3_col(&box->R, k);
 		double c = ibDot(ax, dir);
 		if (fabs(c) > 1e-10) p = ibMulAdd(p, c > 0.0 ? h[k] : -h[k], ax);
 	}
@@ -347,31 +347,31 @@ static bool sat_axis_overlap(const ibConvex* a, const ibConvex* b, int axis, dou
 	ibVec3 T = ibSub(a->position, b->position);
 	if (axis < 3) {
 		int i = axis;
-		ibVec3 Ai = ibMat3_Column(a->R, i);
-		double X0 = fabs(ibDot(Ai, ibMat3_Column(b->R, 0))), X1 = fabs(ibDot(Ai, ibMat3_Column(b->R, 1))),
-		       X2 = fabs(ibDot(Ai, ibMat3_Column(b->R, 2)));
+		ibVec3 Ai = ib_mat3_col(&a->R, i);
+		double X0 = fabs(ibDot(Ai, ib_mat3_col(&b->R, 0))), X1 = fabs(ibDot(Ai, ib_mat3_col(&b->R, 1))),
+		       X2 = fabs(ibDot(Ai, ib_mat3_col(&b->R, 2)));
 		double ra = ha[i], rb = hb[0] * X0 + hb[1] * X1 + hb[2] * X2, t = ibDot(T, Ai);
 		*ov = ra + rb - fabs(t);
 		return true;
 	}
 	if (axis < 6) {
 		int i = axis - 3;
-		ibVec3 Bi = ibMat3_Column(b->R, i);
-		double X0 = fabs(ibDot(ibMat3_Column(a->R, 0), Bi)), X1 = fabs(ibDot(ibMat3_Column(a->R, 1), Bi)),
-		       X2 = fabs(ibDot(ibMat3_Column(a->R, 2), Bi));
+		ibVec3 Bi = ib_mat3_col(&b->R, i);
+		double X0 = fabs(ibDot(ib_mat3_col(&a->R, 0), Bi)), X1 = fabs(ibDot(ib_mat3_col(&a->R, 1), Bi)),
+		       X2 = fabs(ibDot(ib_mat3_col(&a->R, 2), Bi));
 		double ra = ha[0] * X0 + ha[1] * X1 + ha[2] * X2, rb = hb[i], t = ibDot(T, Bi);
 		*ov = ra + rb - fabs(t);
 		return true;
 	}
 	int i = (axis - 6) / 3, j = (axis - 6) % 3;
 	int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-	ibVec3 Ai = ibMat3_Column(a->R, i), Bj = ibMat3_Column(b->R, j);
+	ibVec3 Ai = ib_mat3_col(&a->R, i), Bj = ib_mat3_col(&b->R, j);
 	ibVec3 L = ibCross(Ai, Bj);
 	double l = ibLength(L);
 	if (!(l > 1e-9)) return false;
 	double inv = 1.0 / l;
-	double Xi2j = fabs(ibDot(ibMat3_Column(a->R, i2), Bj)), Xi1j = fabs(ibDot(ibMat3_Column(a->R, i1), Bj));
-	double Xij2 = fabs(ibDot(Ai, ibMat3_Column(b->R, j2))), Xij1 = fabs(ibDot(Ai, ibMat3_Column(b->R, j1)));
+	double Xi2j = fabs(ibDot(ib_mat3_col(&a->R, i2), Bj)), Xi1j = fabs(ibDot(ib_mat3_col(&a->R, i1), Bj));
+	double Xij2 = fabs(ibDot(Ai, ib_mat3_col(&b->R, j2))), Xij1 = fabs(ibDot(Ai, ib_mat3_col(&b->R, j1)));
 	double ra = (ha[i1] * Xi2j + ha[i2] * Xi1j) * inv;
 	double rb = (hb[j1] * Xij2 + hb[j2] * Xij1) * inv;
 	double t = ibDot(T, L) * inv;
@@ -398,8 +398,8 @@ static int sat_search(const ibConvex* a, const ibConvex* b, double tolerance, ib
 	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
 	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
 	for (int k = 0; k < 3; ++k) {
-		A[k] = ibMat3_Column(a->R, k);
-		B[k] = ibMat3_Column(b->R, k);
+		A[k] = ib_mat3_col(&a->R, k);
+		B[k] = ib_mat3_col(&b->R, k);
 	}
 	ibVec3 T = ibSub(a->position, b->position);
 	double C[3][3], X[3][3], tA[3], tB[3];
@@ -506,8 +506,8 @@ void ib_box_box_sat_witness(const ibConvex* a, const ibConvex* b, const ibBoxSat
 	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
 	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
 	for (int k = 0; k < 3; ++k) {
-		A[k] = ibMat3_Column(a->R, k);
-		B[k] = ibMat3_Column(b->R, k);
+		A[k] = ib_mat3_col(&a->R, k);
+		B[k] = ib_mat3_col(&b->R, k);
 	}
 	/* the witness points of the best axis; at a rounding tie between a face axis and an edge axis
 	 * (nearly aligned boxes) the chosen axis may have no exact witness, then the other one is used */

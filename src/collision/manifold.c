@@ -151,7 +151,7 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
  * along it). */
 static inline ibVec3 face_axis_normal(const ibConvex* a, const ibConvex* b, const double t[6], int k)
 {
-	ibVec3 L = ibMat3_Column(k < 3 ? a->R : b->R, k % 3);
+	ibVec3 L = ib_mat3_col(k < 3 ? &a->R : &b->R, k % 3);
 	const ibVec3 signedL[2] = {ibNeg(L), L}; /* t[k] >= 0 ? L : -L without a branch */
 	return signedL[t[k] >= 0.0];
 }
