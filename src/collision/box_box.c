@@ -164,13 +164,13 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 	const ibVec3 signedL[2] = {ibNeg(L), L}; /* a select by index: no branch */
 	st->faceNormal = signedL[tBest >= 0.0];
 	st->edgeNormal = IB_VEC3_ZERO;
-	if (bestEdge < INFINITY) {
+	st->edgeOk = bestEdge <= bestFace + 1e-9 * scaleAll;
+	if (st->edgeOk && bestEdge < INFINITY) { /* the edge normal only where the witness uses it */
 		L = ibCross(ib_mat3_col(RA, st->edgeI), ib_mat3_col(RB, st->edgeJ));
 		L = ibScale(1.0 / ibLength(L), L);
 		const ibVec3 signedE[2] = {ibNeg(L), L};
 		st->edgeNormal = signedE[bestEdgeT >= 0.0];
 	}
-	st->edgeOk = bestEdge <= bestFace + 1e-9 * scaleAll;
 	return 1;
 }
 

@@ -176,6 +176,16 @@ static inline ibVec3 face_axis_normal(const ibConvex* a, const ibConvex* b, cons
 	return signedL[t[k] >= 0.0];
 }
 
+/* ibDistance(a, b) < r (r = 1e-2 or 1e-4), from the squared distance outside a margin of 1e-12 (the square
+ * root is correctly rounded), else computed */
+static inline bool distance_below(ibVec3 a, ibVec3 b, double r)
+{
+	double d2 = ibLengthSq(ibSub(a, b)), r2 = r * r;
+	if (d2 < r2 * (1.0 - 1e-12)) return true;
+	if (d2 > r2 * (1.0 + 1e-12)) return false;
+	return ibDistance(a, b) < r;
+}
+
 void ib_manifold_box_face_select(const ibConvex* a, const ibConvex* b, const double sep[6], const double t[6],
                                  double tolerance, ibConvexDistance* q)
 {
@@ -201,10 +211,10 @@ void ib_manifold_box_face_select(const ibConvex* a, const ibConvex* b, const dou
 	double rnd = 1e-9 * scale;
 	/* only a small correction (at most 1e-4 rad, 1e-2 when touching to ~1e-7 of the size): other contacts keep the query's normal */
 	if (big >= 0 && q->distance <= 0.0 && bestBig >= q->distance - 0.5 * tolerance - rnd &&
-	    ibDistance(bigN, q->normal) < 1e-4) {
+	    distance_below(bigN, q->normal, 1e-4)) {
 		q->normal = bigN;
 		q->distance = ib_fmin(q->distance, bestBig);
-	} else if (best >= q->distance - rnd && ibDistance(bestN, q->normal) < (fabs(q->distance) <= 1e-7 * scale ? 1e-2 : 1e-4)) {
+	} else if (best >= q->distance - rnd && distance_below(bestN, q->normal, fabs(q->distance) <= 1e-7 * scale ? 1e-2 : 1e-4)) {
 		/* touching (|d| <= 1e-7 x size): GJK's normal of two faces closer than ~1e-11 m is
 		 * ill-conditioned (a flat box 2e-10 m above the ground got one 2.7e-4 rad off, which lifted
 		 * three of its four corners out of the band); a face axis that separates them by the query's
