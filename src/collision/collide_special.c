@@ -258,8 +258,10 @@ static int clip_slab(const ibVec3* p, int n, ibVec3 o, ibVec3 u, double e, ibVec
  * clipped to the reference face's rectangle (the two other axes of the reference box); the centroid of
  * what remains is on the incident box's surface and above the reference face. Returns false if the
  * clipping leaves nothing (rounding at a tie). */
-static bool face_witness(const ibConvex* ref, const ibVec3 ra[3], const double rh[3], int i, const ibConvex* inc,
-                         const ibVec3 ia[3], const double ih[3], ibVec3 dir, ibVec3* point)
+static inline __attribute__((always_inline)) bool face_witness(const ibConvex* ref, const ibVec3 ra[3],
+                                                                 const double rh[3], int i, const ibConvex* inc,
+                                                                 const ibVec3 ia[3], const double ih[3], ibVec3 dir,
+                                                                 ibVec3* point)
 {
 	ibVec3 f[4], c1[8], c2[8];
 	int n = box_support_polygon(inc, ia, ih, dir, f);
@@ -275,23 +277,29 @@ static bool face_witness(const ibConvex* ref, const ibVec3 ra[3], const double r
 	return true;
 }
 
-/* Witness of a face axis (kind 0: face i of A, 1: face i of B) with the normal n (B -> A) and overlap ov. */
+/* Witness of a face axis (kind 0: face i of A, 1: face i of B) with the normal n (B -> A) and overlap ov.
+ * One call of face_witness with the roles chosen by kind (inlined: its point stays in registers, where
+ * a point returned through memory and copied on stalled store forwarding), the other point along n. */
 static bool face_axis_witness(const ibConvex* a, const ibVec3 A[3], const double ha[3], const ibConvex* b,
                               const ibVec3 B[3], const double hb[3], int kind, int i, ibVec3 n, double ov,
                               ibConvexDistance* out)
 {
-	ibConvexDistance r;
-	r.iterations = 0;
-	r.distance = -ov;
-	r.normal = n;
-	if (kind == 0) { /* face of A: B's deepest feature goes into A */
-		if (!face_witness(a, A, ha, i, b, B, hb, n, &r.pointB)) return false;
-		r.pointA = ibMulAdd(r.pointB, -ov, n);
-	} else { /* face of B: A's deepest feature goes into B */
-		if (!face_witness(b, B, hb, i, a, A, ha, ibNeg(n), &r.pointA)) return false;
-		r.pointB = ibMulAdd(r.pointA, ov, n);
+	/* kind 0, face of A: B's deepest feature goes into A; kind 1, face of B: A's goes into B */
+	const bool faceA = kind == 0;
+	ibVec3 p;
+	if (!face_witness(faceA ? a : b, faceA ? A : B, faceA ? ha : hb, i, faceA ? b : a, faceA ? B : A, faceA ? hb : ha,
+	                  faceA ? n : ibNeg(n), &p))
+		return false;
+	out->iterations = 0;
+	out->distance = -ov;
+	out->normal = n;
+	if (faceA) {
+		out->pointB = p;
+		out->pointA = ibMulAdd(p, -ov, n);
+	} else {
+		out->pointA = p;
+		out->pointB = ibMulAdd(p, ov, n);
 	}
-	*out = r;
 	return true;
 }
 
@@ -317,13 +325,12 @@ static bool edge_witness(const ibConvex* a, const ibVec3 A[3], const double ha[3
 	double s = (c * db - da) / denom, t = (db - c * da) / denom;
 	double tol = 1e-9 * (ha[i] + hb[j]);
 	if (!(fabs(s) <= ha[i] + tol && fabs(t) <= hb[j] + tol)) return false;
-	ibConvexDistance r;
-	r.iterations = 0;
-	r.distance = -ov;
-	r.normal = n;
-	r.pointA = ibMulAdd(PA, clampd(s, -ha[i], ha[i]), A[i]);
-	r.pointB = ibMulAdd(r.pointA, ov, n);
-	*out = r;
+	out->iterations = 0; /* written field by field (no copy of a struct built on the stack) */
+	out->distance = -ov;
+	out->normal = n;
+	ibVec3 pA = ibMulAdd(PA, clampd(s, -ha[i], ha[i]), A[i]);
+	out->pointA = pA;
+	out->pointB = ibMulAdd(pA, ov, n);
 	return true;
 }
 
