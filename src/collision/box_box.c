@@ -56,7 +56,7 @@ static inline __attribute__((always_inline)) bool edge_overlap(const ibConvex* a
                                                                double* ov, double* t, double* r)
 {
 	int i1 = NX[i], i2 = PV[i], j1 = NX[j], j2 = PV[j];
-	ibVec3 L = ibCross(ibMat3_Column(a->R, i), ibMat3_Column(b->R, j));
+	ibVec3 L = ibCross(ib_mat3_col(&a->R, i), ib_mat3_col(&b->R, j));
 	double l = ibLength(L);
 	if (!(l > 1e-9)) return false; /* parallel edges: covered by the face axes */
 	double inv = 1.0 / l;
@@ -159,18 +159,18 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 	st->edgeJ = (bestEdgeK - 6) % 3;
 	st->faceOverlap = bestFace;
 	st->edgeOverlap = bestEdge;
-	ibVec3 L = ibMat3_Column(bestFaceK < 3 ? *RA : *RB, bestFaceK % 3);
+	ibVec3 L = ib_mat3_col(bestFaceK < 3 ? RA : RB, bestFaceK % 3);
 	const double tBest = bestFaceK < 3 ? s->tA[bestFaceK] : s->tB[bestFaceK - 3];
 	const ibVec3 signedL[2] = {ibNeg(L), L}; /* a select by index: no branch */
 	st->faceNormal = signedL[tBest >= 0.0];
 	st->edgeNormal = IB_VEC3_ZERO;
-	if (bestEdge < INFINITY) {
-		L = ibCross(ibMat3_Column(*RA, st->edgeI), ibMat3_Column(*RB, st->edgeJ));
+	st->edgeOk = bestEdge <= bestFace + 1e-9 * scaleAll;
+	if (st->edgeOk && bestEdge < INFINITY) { /* the edge normal only where the witness uses it */
+		L = ibCross(ib_mat3_col(RA, st->edgeI), ib_mat3_col(RB, st->edgeJ));
 		L = ibScale(1.0 / ibLength(L), L);
 		const ibVec3 signedE[2] = {ibNeg(L), L};
 		st->edgeNormal = signedE[bestEdgeT >= 0.0];
 	}
-	st->edgeOk = bestEdge <= bestFace + 1e-9 * scaleAll;
 	return 1;
 }
 
@@ -181,20 +181,22 @@ typedef struct Feature {
 	ibVec3 p[8];
 	uint32_t id[8];
 	ibVec3 dl;      /* the direction in the box's frame */
-	double inv[3];  /* 1 / dl (0 where |dl| <= 1e-300: the slab test of lift() has no parameter there) */
+	double inv[3];  /* 1 / dl (1 where |dl| <= 1e-300: the slab test of lift() has no parameter there) */
 	double eps;     /* the lift's rounding allowance 1e-9 (1 + size) */
 	/* lift()'s per-axis constants, so that it has no branch on them: the slab's end planes in the order
 	 * of their parameters (-h, h when dl > 0, else h, -h: (-h - x) / dl <= (h - x) / dl exactly when
 	 * dl > 0), and the bounds h - nudge, h + eps of the move inside of points near a side seen nearly
-	 * edge-on (|dl| < 1e-2, h > 2 nudge, nudge = 1e3 eps; infinite otherwise: no move) */
-	double lowH[3], highH[3], hIn[3], hOut[3];
+	 * edge-on (|dl| < 1e-2, h > 2 nudge, nudge = 1e3 eps; infinite otherwise: no move). Where dl has no
+	 * slab (|dl| <= 1e-300) the end planes are -inf, inf with inv 1 (parameters -inf, inf: no bound) and
+	 * hFlat = h (a line outside |x| <= h misses the box), else hFlat = inf. */
+	double lowH[3], highH[3], hIn[3], hOut[3], hFlat[3];
 } Feature;
 
 /* The box case of ib_support_feature: the corners within band of the support height along dir (world
  * corners p + R x as ib_convex_to_world sums them: R x = (+-R_0 h_x) + (+-R_1 h_y) + (+-R_2 h_z)). */
 static inline __attribute__((always_inline)) void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
 {
-	ibVec3 h = c->halfExtents, dl = ibMat3_MulTV(c->R, dir);
+	ibVec3 h = c->halfExtents, dl = ib_mat3_mul_tv(&c->R, dir);
 	double size = ibLength(h);
 	band = ib_fmax(band, 0.0) + 1e-12 * (1.0 + size);
 	double top = fabs(dl.x) * h.x + fabs(dl.y) * h.y + fabs(dl.z) * h.z;
@@ -205,9 +207,6 @@ static inline __attribute__((always_inline)) void box_feature(const ibConvex* c,
 	ibVec3 w = {R->m[0][2] * h.z, R->m[1][2] * h.z, R->m[2][2] * h.z};
 	f->count = 0;
 	f->dl = dl;
-	f->inv[0] = fabs(dl.x) > 1e-300 ? 1.0 / dl.x : 0.0;
-	f->inv[1] = fabs(dl.y) > 1e-300 ? 1.0 / dl.y : 0.0;
-	f->inv[2] = fabs(dl.z) > 1e-300 ? 1.0 / dl.z : 0.0;
 	f->eps = 1e-9 * (1.0 + size);
 	/* without branches: copysign(h, -dl) is -h for dl > 0 and h for dl < 0 (dl = 0 has no slab); x + 0 == x
 	 * for the positive h - nudge, h + eps */
@@ -216,8 +215,13 @@ static inline __attribute__((always_inline)) void box_feature(const ibConvex* c,
 #pragma GCC unroll 3
 	for (int k = 0; k < 3; ++k) {
 		int near = (fabs(dk[k]) < 1e-2) & (hk[k] > 2.0 * nudge);
-		f->lowH[k] = copysign(hk[k], -dk[k]);
-		f->highH[k] = -f->lowH[k];
+		int slab = fabs(dk[k]) > 1e-300;
+		const double inv[2] = {1.0, 1.0 / dk[k]}, lowH[2] = {-INFINITY, copysign(hk[k], -dk[k])};
+		const double highH[2] = {INFINITY, -lowH[1]}, hFlat[2] = {hk[k], INFINITY};
+		f->inv[k] = inv[slab];
+		f->lowH[k] = lowH[slab];
+		f->highH[k] = highH[slab];
+		f->hFlat[k] = hFlat[slab];
 		f->hIn[k] = (hk[k] - nudge) + pad[near];
 		f->hOut[k] = (hk[k] + f->eps) + pad[near];
 	}
@@ -288,28 +292,49 @@ static int polygon(const Feature* f, ibClipPoint* p, double eps, double width)
 static inline bool lift(const ibConvex* c, const Feature* f, ibVec3 x, double* sNear)
 {
 	ibVec3 xl = ib_convex_to_local(c, x);
-	const double xs[3] = {xl.x, xl.y, xl.z}, h[3] = {c->halfExtents.x, c->halfExtents.y, c->halfExtents.z};
+	const double xs[3] = {xl.x, xl.y, xl.z};
 	double lo = -INFINITY, hi = INFINITY;
+	int miss = 0;
 #pragma GCC unroll 3
 	for (int k = 0; k < 3; ++k) {
-		double xk = xs[k], in = f->hIn[k], out = f->hOut[k];
-		/* near a side: moved inside (-h + nudge == -(h - nudge), -h - eps == -(h + eps); the second
-		 * move cannot follow the first, h - nudge > 0) */
-		int c1 = (xk > in) & (xk <= out), c2 = (xk < -in) & (xk >= -out); /* never both: in > 0 */
-		const double sel[3] = {xk, in, -in};                             /* a select by index: no branch */
-		xk = sel[c1 + 2 * c2];
-		if (f->inv[k] != 0.0) {
-			/* the original (-h - xk) inv, (h - xk) inv, the smaller first (1 rounding more than /) */
-			double l1 = (f->lowH[k] - xk) * f->inv[k], h1 = (f->highH[k] - xk) * f->inv[k];
-			lo = l1 > lo ? l1 : lo;
-			hi = h1 < hi ? h1 : hi;
-		} else if (fabs(xk) > h[k]) {
-			return false;
-		}
+		double xk = xs[k], in = f->hIn[k], ax = fabs(xk);
+		/* near a side: moved inside (-h + nudge == -(h - nudge), -h - eps == -(h + eps): xk in (in, out]
+		 * becomes in, xk in [-out, -in) becomes -in; the second move cannot follow the first,
+		 * h - nudge > 0; a NaN stays) */
+		xk = (ax > in) & (ax <= f->hOut[k]) ? copysign(in, xk) : xk;
+		/* the original (-h - xk) inv, (h - xk) inv, the smaller first (1 rounding more than /); -inf, inf
+		 * without a slab (no branch on the slab: neighbouring pairs of a pile differ) */
+		double l1 = (f->lowH[k] - xk) * f->inv[k], h1 = (f->highH[k] - xk) * f->inv[k];
+		lo = l1 > lo ? l1 : lo;
+		hi = h1 < hi ? h1 : hi;
+		miss |= fabs(xk) > f->hFlat[k];
 	}
+	if (miss) return false;
 	if (lo > hi && lo - hi > f->eps) return false; /* the line passes beside the box */
 	*sNear = hi;
 	return true;
+}
+
+/* len2(s, |d|) > thr (s >= 0, not NaN), without the two square roots unless s^2 + |d|^2 is within 1e-12
+ * of thr^2 (thr2Lo, thr2Hi: thr^2 (1 -+ 1e-12)): len2(s, ibLength(d)) is sqrt(s^2 + |d|^2) within a few
+ * roundings (~1e-15 relative; where s^2 or |d|^2 underflow, within 1e-300 absolute, thr >= 1e-9), so
+ * outside that margin the comparison is decided by the squares. Returns the same as
+ * len2(s, ibLength(d)) > thr (both false for a NaN d: the exact form). */
+static inline bool beyond(double s, ibVec3 d, double thr, double thr2Lo, double thr2Hi)
+{
+	double l2 = ibDot(d, d), v2 = s * s + l2;
+	if (v2 < thr2Lo) return false;
+	if (v2 > thr2Hi) return true;
+	return len2(s, sqrt(l2)) > thr;
+}
+
+/* ibPerpendicular(n) with the axis chosen by index (the same arithmetic, no branch on n: the normals of
+ * neighbouring pairs differ) */
+static inline ibVec3 perpendicular(ibVec3 n)
+{
+	static const ibVec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+	int k = !(fabs(n.x) < 0.57735) * (1 + !(fabs(n.y) < 0.57735));
+	return ibNormalize(ibCross(n, axes[k]));
 }
 
 typedef struct Region {
@@ -361,7 +386,7 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 	box_feature(a, dA, band, &fa);
 	box_feature(b, n, band, &fb);
 	ibVec3 o = q.pointB;
-	ibVec3 t1 = ibPerpendicular(n), t2 = ibCross(n, t1);
+	ibVec3 t1 = perpendicular(n), t2 = ibCross(n, t1);
 	ibClipPoint pa[8], pb[8], clip[CAP], segB[2];
 	double scale = 1.0;
 	project(&fa, SALT_A, o, t1, t2, pa, &scale);
@@ -386,6 +411,7 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 	Region reg;
 	reg.count = 0;
 	double minSep = INFINITY;
+	const double thr = tol0 + eps, thr2Lo = thr * thr * (1.0 - 1e-12), thr2Hi = thr * thr * (1.0 + 1e-12);
 	for (int i = 0; i < nc; ++i) {
 		ibVec3 xa = ibAdd(o, ibAdd(ibScale(clip[i].x, t1), ibScale(clip[i].y, t2)));
 		ibVec3 xb = onB == clip ? xa : ibAdd(o, ibAdd(ibScale(onB[i].x, t1), ibScale(onB[i].y, t2)));
@@ -393,8 +419,8 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 		if (!lift(a, &fa, xa, &nearA) || !lift(b, &fb, xb, &nearB)) continue;
 		ibVec3 pA = ibMulAdd(xa, nearA, dA), pB = ibMulAdd(xb, nearB, n);
 		double sep = ibDot(ibSub(pA, pB), n);
-		double lateral = ibLength(ibMulAdd(ibSub(pA, pB), -sep, n));
-		if (!(sep <= tolerance) || len2(ib_fmax(sep, 0.0), lateral) > tol0 + eps) continue;
+		if (!(sep <= tolerance) || beyond(ib_fmax(sep, 0.0), ibMulAdd(ibSub(pA, pB), -sep, n), thr, thr2Lo, thr2Hi))
+			continue;
 		push(&reg, pA, pB, sep, clip[i]);
 		minSep = sep < minSep ? sep : minSep; /* ib_fmin(minSep, sep): sep is not NaN here; no branch */
 	}

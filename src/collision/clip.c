@@ -101,17 +101,16 @@ int ib_clip_polygon(const ibClipPoint* subj, int ns, const ibClipPoint* clip, in
 	ibClipPoint buf[2][CAP];
 	uint32_t edge[2][CAP]; /* code of the edge from point i to point i + 1 */
 	int n = ns < CAP ? ns : CAP;
-	for (int i = 0; i < n; ++i) {
-		buf[0][i] = subj[i];
+	for (int i = 0; i < n; ++i)
 		edge[0][i] = ib_edge_code(subj[i].key, subj[i + 1 < n ? i + 1 : 0].key); /* no integer division */
-	}
 	int cur = 0;
+	const ibClipPoint* res = subj; /* the polygon so far (subj itself until the first pass: no copy) */
 	for (int j = 0; j < nc && n > 0; ++j) {
 		ibClipPoint a = clip[j], b = clip[j + 1 < nc ? j + 1 : 0];
 		uint32_t ce = ib_edge_code(a.key, b.key);
 		double len = len2(b.x - a.x, b.y - a.y);
 		if (!(len > 0.0)) continue;
-		const ibClipPoint* in = buf[cur];
+		const ibClipPoint* in = res;
 		const uint32_t* ein = edge[cur];
 		ibClipPoint* o = buf[1 - cur];
 		uint32_t* eo = edge[1 - cur];
@@ -138,11 +137,12 @@ int ib_clip_polygon(const ibClipPoint* subj, int ns, const ibClipPoint* clip, in
 		}
 		n = m;
 		cur = 1 - cur;
+		res = o;
 	}
 	/* merge consecutive near-duplicates (crossings at a vertex) */
 	int m = 0;
 	for (int i = 0; i < n; ++i) {
-		ibClipPoint q = buf[cur][i];
+		ibClipPoint q = res[i];
 		if (m > 0 && len2(q.x - out[m - 1].x, q.y - out[m - 1].y) <= eps) continue;
 		out[m++] = q;
 	}

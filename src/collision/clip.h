@@ -36,7 +36,7 @@ int ib_hull2d(ibClipPoint* p, int n, double eps, double width);
 
 /* Sutherland–Hodgman: the convex CCW polygon subj clipped by the convex CCW polygon clip (both
  * >= 3 vertices). Vertices of subj inside clip keep their keys; crossings get the combination of
- * the two edges. Writes at most ns + nc points to out; returns the count. */
+ * the two edges. Writes at most ns + nc points to out (not overlapping subj); returns the count. */
 int ib_clip_polygon(const ibClipPoint* subj, int ns, const ibClipPoint* clip, int nc, double eps, ibClipPoint* out);
 
 /* The segment s[0] s[1] clipped by the convex CCW polygon (>= 3 vertices): writes 0 or 2 points. */

@@ -166,7 +166,7 @@ void ib_segment_closest_params(ibVec3 p0, ibVec3 p1, ibVec3 q0, ibVec3 q1, doubl
 
 ibConvexDistance ib_collide_capsule_capsule(const ibConvex* a, const ibConvex* b)
 {
-	ibVec3 ua = ibMat3_Column(a->R, 2), ub = ibMat3_Column(b->R, 2);
+	ibVec3 ua = ib_mat3_col(&a->R, 2), ub = ib_mat3_col(&b->R, 2);
 	ibVec3 p0 = ibMulAdd(a->position, -a->halfLength, ua), p1 = ibMulAdd(a->position, a->halfLength, ua);
 	ibVec3 q0 = ibMulAdd(b->position, -b->halfLength, ub), q1 = ibMulAdd(b->position, b->halfLength, ub);
 	double s, t;
@@ -187,7 +187,7 @@ static ibVec3 box_support_feature(const ibConvex* box, ibVec3 dir)
 	ibVec3 p = box->position;
 	double h[3] = {box->halfExtents.x, box->halfExtents.y, box->halfExtents.z};
 	for (int k = 0; k < 3; ++k) {
-		ibVec3 ax = ibMat3_Column(box->R, k);
+		ibVec3 ax = ib_mat3_col(&box->R, k);
 		double c = ibDot(ax, dir);
 		if (fabs(c) > 1e-10) p = ibMulAdd(p, c > 0.0 ? h[k] : -h[k], ax);
 	}
@@ -258,8 +258,10 @@ static int clip_slab(const ibVec3* p, int n, ibVec3 o, ibVec3 u, double e, ibVec
  * clipped to the reference face's rectangle (the two other axes of the reference box); the centroid of
  * what remains is on the incident box's surface and above the reference face. Returns false if the
  * clipping leaves nothing (rounding at a tie). */
-static bool face_witness(const ibConvex* ref, const ibVec3 ra[3], const double rh[3], int i, const ibConvex* inc,
-                         const ibVec3 ia[3], const double ih[3], ibVec3 dir, ibVec3* point)
+static inline __attribute__((always_inline)) bool face_witness(const ibConvex* ref, const ibVec3 ra[3],
+                                                                 const double rh[3], int i, const ibConvex* inc,
+                                                                 const ibVec3 ia[3], const double ih[3], ibVec3 dir,
+                                                                 ibVec3* point)
 {
 	ibVec3 f[4], c1[8], c2[8];
 	int n = box_support_polygon(inc, ia, ih, dir, f);
@@ -275,23 +277,29 @@ static bool face_witness(const ibConvex* ref, const ibVec3 ra[3], const double r
 	return true;
 }
 
-/* Witness of a face axis (kind 0: face i of A, 1: face i of B) with the normal n (B -> A) and overlap ov. */
+/* Witness of a face axis (kind 0: face i of A, 1: face i of B) with the normal n (B -> A) and overlap ov.
+ * One call of face_witness with the roles chosen by kind (inlined: its point stays in registers, where
+ * a point returned through memory and copied on stalled store forwarding), the other point along n. */
 static bool face_axis_witness(const ibConvex* a, const ibVec3 A[3], const double ha[3], const ibConvex* b,
                               const ibVec3 B[3], const double hb[3], int kind, int i, ibVec3 n, double ov,
                               ibConvexDistance* out)
 {
-	ibConvexDistance r;
-	r.iterations = 0;
-	r.distance = -ov;
-	r.normal = n;
-	if (kind == 0) { /* face of A: B's deepest feature goes into A */
-		if (!face_witness(a, A, ha, i, b, B, hb, n, &r.pointB)) return false;
-		r.pointA = ibMulAdd(r.pointB, -ov, n);
-	} else { /* face of B: A's deepest feature goes into B */
-		if (!face_witness(b, B, hb, i, a, A, ha, ibNeg(n), &r.pointA)) return false;
-		r.pointB = ibMulAdd(r.pointA, ov, n);
+	/* kind 0, face of A: B's deepest feature goes into A; kind 1, face of B: A's goes into B */
+	const bool faceA = kind == 0;
+	ibVec3 p;
+	if (!face_witness(faceA ? a : b, faceA ? A : B, faceA ? ha : hb, i, faceA ? b : a, faceA ? B : A, faceA ? hb : ha,
+	                  faceA ? n : ibNeg(n), &p))
+		return false;
+	out->iterations = 0;
+	out->distance = -ov;
+	out->normal = n;
+	if (faceA) {
+		out->pointB = p;
+		out->pointA = ibMulAdd(p, -ov, n);
+	} else {
+		out->pointA = p;
+		out->pointB = ibMulAdd(p, ov, n);
 	}
-	*out = r;
 	return true;
 }
 
@@ -317,13 +325,12 @@ static bool edge_witness(const ibConvex* a, const ibVec3 A[3], const double ha[3
 	double s = (c * db - da) / denom, t = (db - c * da) / denom;
 	double tol = 1e-9 * (ha[i] + hb[j]);
 	if (!(fabs(s) <= ha[i] + tol && fabs(t) <= hb[j] + tol)) return false;
-	ibConvexDistance r;
-	r.iterations = 0;
-	r.distance = -ov;
-	r.normal = n;
-	r.pointA = ibMulAdd(PA, clampd(s, -ha[i], ha[i]), A[i]);
-	r.pointB = ibMulAdd(r.pointA, ov, n);
-	*out = r;
+	out->iterations = 0; /* written field by field (no copy of a struct built on the stack) */
+	out->distance = -ov;
+	out->normal = n;
+	ibVec3 pA = ibMulAdd(PA, clampd(s, -ha[i], ha[i]), A[i]);
+	out->pointA = pA;
+	out->pointB = ibMulAdd(pA, ov, n);
 	return true;
 }
 
@@ -347,31 +354,31 @@ static bool sat_axis_overlap(const ibConvex* a, const ibConvex* b, int axis, dou
 	ibVec3 T = ibSub(a->position, b->position);
 	if (axis < 3) {
 		int i = axis;
-		ibVec3 Ai = ibMat3_Column(a->R, i);
-		double X0 = fabs(ibDot(Ai, ibMat3_Column(b->R, 0))), X1 = fabs(ibDot(Ai, ibMat3_Column(b->R, 1))),
-		       X2 = fabs(ibDot(Ai, ibMat3_Column(b->R, 2)));
+		ibVec3 Ai = ib_mat3_col(&a->R, i);
+		double X0 = fabs(ibDot(Ai, ib_mat3_col(&b->R, 0))), X1 = fabs(ibDot(Ai, ib_mat3_col(&b->R, 1))),
+		       X2 = fabs(ibDot(Ai, ib_mat3_col(&b->R, 2)));
 		double ra = ha[i], rb = hb[0] * X0 + hb[1] * X1 + hb[2] * X2, t = ibDot(T, Ai);
 		*ov = ra + rb - fabs(t);
 		return true;
 	}
 	if (axis < 6) {
 		int i = axis - 3;
-		ibVec3 Bi = ibMat3_Column(b->R, i);
-		double X0 = fabs(ibDot(ibMat3_Column(a->R, 0), Bi)), X1 = fabs(ibDot(ibMat3_Column(a->R, 1), Bi)),
-		       X2 = fabs(ibDot(ibMat3_Column(a->R, 2), Bi));
+		ibVec3 Bi = ib_mat3_col(&b->R, i);
+		double X0 = fabs(ibDot(ib_mat3_col(&a->R, 0), Bi)), X1 = fabs(ibDot(ib_mat3_col(&a->R, 1), Bi)),
+		       X2 = fabs(ibDot(ib_mat3_col(&a->R, 2), Bi));
 		double ra = ha[0] * X0 + ha[1] * X1 + ha[2] * X2, rb = hb[i], t = ibDot(T, Bi);
 		*ov = ra + rb - fabs(t);
 		return true;
 	}
 	int i = (axis - 6) / 3, j = (axis - 6) % 3;
 	int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-	ibVec3 Ai = ibMat3_Column(a->R, i), Bj = ibMat3_Column(b->R, j);
+	ibVec3 Ai = ib_mat3_col(&a->R, i), Bj = ib_mat3_col(&b->R, j);
 	ibVec3 L = ibCross(Ai, Bj);
 	double l = ibLength(L);
 	if (!(l > 1e-9)) return false;
 	double inv = 1.0 / l;
-	double Xi2j = fabs(ibDot(ibMat3_Column(a->R, i2), Bj)), Xi1j = fabs(ibDot(ibMat3_Column(a->R, i1), Bj));
-	double Xij2 = fabs(ibDot(Ai, ibMat3_Column(b->R, j2))), Xij1 = fabs(ibDot(Ai, ibMat3_Column(b->R, j1)));
+	double Xi2j = fabs(ibDot(ib_mat3_col(&a->R, i2), Bj)), Xi1j = fabs(ibDot(ib_mat3_col(&a->R, i1), Bj));
+	double Xij2 = fabs(ibDot(Ai, ib_mat3_col(&b->R, j2))), Xij1 = fabs(ibDot(Ai, ib_mat3_col(&b->R, j1)));
 	double ra = (ha[i1] * Xi2j + ha[i2] * Xi1j) * inv;
 	double rb = (hb[j1] * Xij2 + hb[j2] * Xij1) * inv;
 	double t = ibDot(T, L) * inv;
@@ -398,8 +405,8 @@ static int sat_search(const ibConvex* a, const ibConvex* b, double tolerance, ib
 	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
 	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
 	for (int k = 0; k < 3; ++k) {
-		A[k] = ibMat3_Column(a->R, k);
-		B[k] = ibMat3_Column(b->R, k);
+		A[k] = ib_mat3_col(&a->R, k);
+		B[k] = ib_mat3_col(&b->R, k);
 	}
 	ibVec3 T = ibSub(a->position, b->position);
 	double C[3][3], X[3][3], tA[3], tB[3];
@@ -506,8 +513,8 @@ void ib_box_box_sat_witness(const ibConvex* a, const ibConvex* b, const ibBoxSat
 	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
 	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};
 	for (int k = 0; k < 3; ++k) {
-		A[k] = ibMat3_Column(a->R, k);
-		B[k] = ibMat3_Column(b->R, k);
+		A[k] = ib_mat3_col(&a->R, k);
+		B[k] = ib_mat3_col(&b->R, k);
 	}
 	/* the witness points of the best axis; at a rounding tie between a face axis and an edge axis
 	 * (nearly aligned boxes) the chosen axis may have no exact witness, then the other one is used */

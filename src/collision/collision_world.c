@@ -40,6 +40,7 @@ void ib_collision_destroy(ibWorld* w)
 	if (cw->bp) ib_broadphase_destroy(cw->bp);
 	ib_free(w, cw->slots, (size_t)cw->slotCapacity * sizeof(ibShapeSlot));
 	for (int k = 0; k < 2; ++k) ib_free(w, cw->entries[k], (size_t)cw->entryCapacity[k] * sizeof(ibPairEntry));
+	ib_free(w, cw->entryKeys, (size_t)cw->entryKeyCapacity * sizeof(uint64_t));
 	ib_free(w, cw->contacts, (size_t)cw->contactCapacity * sizeof(ibContactPair));
 	ib_free(w, cw->contactsPrev, (size_t)cw->contactPrevCapacity * sizeof(ibContactPair));
 	ib_pairkeyset_free(&cw->alloc, &cw->jointPairs);
@@ -290,8 +291,11 @@ ibResult ib_collision_detect(ibWorld* w)
 	int32_t io = 0, oldCount = cw->entryCount, candidates = 0, reused = 0, driftReused = 0;
 	/* the same pair keys as the last detection (a steady scene): the entries are updated in place (no
 	 * copy into the other buffer, half the memory traffic); else merged into the other buffer */
+	if (!ib_grow(w, (void**)&cw->entryKeys, &cw->entryKeyCapacity, n, sizeof(uint64_t)))
+		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
+	uint64_t* keys = cw->entryKeys; /* the entries' keys, contiguous: no pass over the entries themselves */
 	bool inPlace = n == oldCount;
-	for (int32_t k = 0; inPlace && k < n; ++k) inPlace = cw->entries[cw->cur][k].key == ib_pair_key(pairs[k].a, pairs[k].b);
+	for (int32_t k = 0; inPlace && k < n; ++k) inPlace = keys[k] == ib_pair_key(pairs[k].a, pairs[k].b);
 	int nxt = inPlace ? cw->cur : 1 - cw->cur;
 	if (!inPlace && !ib_grow(w, (void**)&cw->entries[nxt], &cw->entryCapacity[nxt], n, sizeof(ibPairEntry)))
 		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
@@ -320,6 +324,7 @@ ibResult ib_collision_detect(ibWorld* w)
 			++io;
 		}
 		ibPairEntry* e = &out[k]; /* built in place: one copy of the entry, not two (none when inPlace) */
+		keys[k] = key;
 		if (io < oldCount && old[io].key == key && entry_matches(&old[io], ida, idb)) {
 			if (!inPlace) *e = old[io];
 			++io;
@@ -335,10 +340,9 @@ ibResult ib_collision_detect(ibWorld* w)
 			e->idB = idb;
 		}
 		const ibShape *pa = &w->shapes[sa], *pb = &w->shapes[sb];
-		if (ib_sleep_pair_inactive(w, pa->body, pb->body)) { /* sleeping (src/dynamics/sleep.h): no narrowphase, */
-			                                                /* touch state kept, no manifold in the set */
-			continue;
-		}
+		/* sleeping (src/dynamics/sleep.h; nobody sleeps when !maybeAsleep): no narrowphase, touch state
+		 * kept, no manifold in the set */
+		if (w->maybeAsleep && ib_sleep_pair_inactive(w, pa->body, pb->body)) continue;
 		bool touching = false;
 		bool wasReusable = e->reusable;
 		e->reusable = false;

@@ -77,6 +77,8 @@ typedef struct ibCollisionWorld {
 	ibPairEntry* entries[2];
 	int32_t entryCapacity[2];
 	int32_t entryCount, cur;
+	uint64_t* entryKeys; /* entries[cur][k].key for k < entryCount, contiguous (the in-place test) */
+	int32_t entryKeyCapacity;
 
 	ibContactPair* contacts;
 	int32_t contactCount, contactCapacity;

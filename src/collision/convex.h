@@ -123,14 +123,30 @@ typedef struct ibConvexDistance {
 ibVec3 ib_convex_support_core(const ibConvex* c, ibVec3 dir);
 /* Radius swept around the core: sphere/capsule radius, 0 for box, cylinder and hull. */
 double ib_convex_margin(const ibConvex* c);
+/* ibMat3_Column, ibMat3_MulTV and ibMat3_MulV (the same arithmetic) of a matrix in memory: those take
+ * the matrix by value, and the copy GCC makes of it (16-byte stores read back by loads that straddle
+ * two of them) stalls store forwarding on the hot paths of the narrowphase. */
+static inline ibVec3 ib_mat3_col(const ibMat3* A, int j) { return (ibVec3){A->m[0][j], A->m[1][j], A->m[2][j]}; }
+static inline ibVec3 ib_mat3_mul_tv(const ibMat3* A, ibVec3 v)
+{
+	return (ibVec3){A->m[0][0] * v.x + A->m[1][0] * v.y + A->m[2][0] * v.z,
+	                A->m[0][1] * v.x + A->m[1][1] * v.y + A->m[2][1] * v.z,
+	                A->m[0][2] * v.x + A->m[1][2] * v.y + A->m[2][2] * v.z};
+}
+static inline ibVec3 ib_mat3_mul_v(const ibMat3* A, ibVec3 v)
+{
+	return (ibVec3){A->m[0][0] * v.x + A->m[0][1] * v.y + A->m[0][2] * v.z,
+	                A->m[1][0] * v.x + A->m[1][1] * v.y + A->m[1][2] * v.z,
+	                A->m[2][0] * v.x + A->m[2][1] * v.y + A->m[2][2] * v.z};
+}
 /* World <-> local point transforms of the shape's pose. */
 static inline ibVec3 ib_convex_to_local(const ibConvex* c, ibVec3 world)
 {
-	return ibMat3_MulTV(c->R, ibSub(world, c->position));
+	return ib_mat3_mul_tv(&c->R, ibSub(world, c->position));
 }
 static inline ibVec3 ib_convex_to_world(const ibConvex* c, ibVec3 local)
 {
-	return ibAdd(c->position, ibMat3_MulV(c->R, local));
+	return ibAdd(c->position, ib_mat3_mul_v(&c->R, local));
 }
 
 /* Warm-start cache of one shape pair (same order a, b across calls): the support directions of

@@ -104,6 +104,24 @@ static void push(Region* r, ibVec3 pa, ibVec3 pb, double sep, ibClipPoint xy)
 	++r->count;
 }
 
+/* face_wide(...) == (lu > e && lv > e && fabs(area) / ib_fmax(lu, lv) > wd) with lu = sqrt(su), lv = sqrt(sv)
+ * (su, sv the squared edge lengths as len2 sums them, e, wd > 0): the squares decide outside a margin
+ * of 1e-12 (lu and the width are within ~2e-16 relative of sqrt(su) and |area| / sqrt(max(su, sv)); once
+ * su, sv > e^2 >= 1.6e-17 the bounds are far from underflow), else the exact form; NaNs take the exact
+ * form too. */
+static inline bool face_wide(double su, double sv, double area, double e, double wd)
+{
+	const double lo = 1.0 - 1e-12, hi = 1.0 + 1e-12, e2 = e * e;
+	if (!(su > e2 * hi && sv > e2 * hi)) { /* an edge not clearly longer than e (or NaN): exact */
+		double lu = sqrt(su), lv = sqrt(sv);
+		return lu > e && lv > e && fabs(area) / ib_fmax(lu, lv) > wd;
+	}
+	double a2 = area * area, b2 = wd * wd * (su > sv ? su : sv);
+	if (a2 > b2 * hi) return true;
+	if (a2 < b2 * lo) return false;
+	return fabs(area) / ib_fmax(sqrt(su), sqrt(sv)) > wd;
+}
+
 /* The projected support feature of a box as a convex polygon without the general 2-D hull: a face (4
  * corners whose ids, in increasing order, differ in two bits: order 0 1 3 2 around the face), turned
  * counter-clockwise from its smallest (x, y) point like ib_hull2d. Returns the count, or -1 when the general hull is needed (a vertex or an edge,
@@ -117,10 +135,12 @@ int ib_manifold_box_face_polygon(int count, const uint32_t* id, ibClipPoint* p, 
 	/* a parallelogram: area and the two edge lengths */
 	double ux = q[1].x - q[0].x, uy = q[1].y - q[0].y, vx = q[3].x - q[0].x, vy = q[3].y - q[0].y;
 	double area = ux * vy - uy * vx;
-	double lu = len2(ux, uy), lv = len2(vx, vy);
-	/* widths area / |edge|: the hull's near-duplicate merge (eps) and sliver test (width), with room */
-	double w = fabs(area) / ib_fmax(lu, lv);
-	if (!(lu > 4.0 * eps && lv > 4.0 * eps && w > 4.0 * (width > eps ? width : eps))) return -1;
+	/* widths area / |edge|: the hull's near-duplicate merge (eps) and sliver test (width), with room:
+	 * lu > 4 eps, lv > 4 eps, |area| / max(lu, lv) > 4 max(width, eps) (lu, lv = len2 of the edges),
+	 * decided from the squares unless within 1e-12 of the bound (the square roots and the division
+	 * are within a few roundings of the exact values; thin faces are rare) */
+	if (!face_wide(ux * ux + uy * uy, vx * vx + vy * vy, area, 4.0 * eps, 4.0 * (width > eps ? width : eps)))
+		return -1;
 	/* clockwise (!(area > 0)): reversed, q[1] and q[3] swapped (an order table: no branch) */
 	static const int order[2][4] = {{0, 1, 2, 3}, {0, 3, 2, 1}};
 	const int* o = order[!(area > 0.0)];
@@ -151,9 +171,19 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
  * along it). */
 static inline ibVec3 face_axis_normal(const ibConvex* a, const ibConvex* b, const double t[6], int k)
 {
-	ibVec3 L = ibMat3_Column(k < 3 ? a->R : b->R, k % 3);
+	ibVec3 L = ib_mat3_col(k < 3 ? &a->R : &b->R, k % 3);
 	const ibVec3 signedL[2] = {ibNeg(L), L}; /* t[k] >= 0 ? L : -L without a branch */
 	return signedL[t[k] >= 0.0];
+}
+
+/* ibDistance(a, b) < r (r = 1e-2 or 1e-4), from the squared distance outside a margin of 1e-12 (the square
+ * root is correctly rounded), else computed */
+static inline bool distance_below(ibVec3 a, ibVec3 b, double r)
+{
+	double d2 = ibLengthSq(ibSub(a, b)), r2 = r * r;
+	if (d2 < r2 * (1.0 - 1e-12)) return true;
+	if (d2 > r2 * (1.0 + 1e-12)) return false;
+	return ibDistance(a, b) < r;
 }
 
 void ib_manifold_box_face_select(const ibConvex* a, const ibConvex* b, const double sep[6], const double t[6],
@@ -181,10 +211,10 @@ void ib_manifold_box_face_select(const ibConvex* a, const ibConvex* b, const dou
 	double rnd = 1e-9 * scale;
 	/* only a small correction (at most 1e-4 rad, 1e-2 when touching to ~1e-7 of the size): other contacts keep the query's normal */
 	if (big >= 0 && q->distance <= 0.0 && bestBig >= q->distance - 0.5 * tolerance - rnd &&
-	    ibDistance(bigN, q->normal) < 1e-4) {
+	    distance_below(bigN, q->normal, 1e-4)) {
 		q->normal = bigN;
 		q->distance = ib_fmin(q->distance, bestBig);
-	} else if (best >= q->distance - rnd && ibDistance(bestN, q->normal) < (fabs(q->distance) <= 1e-7 * scale ? 1e-2 : 1e-4)) {
+	} else if (best >= q->distance - rnd && distance_below(bestN, q->normal, fabs(q->distance) <= 1e-7 * scale ? 1e-2 : 1e-4)) {
 		/* touching (|d| <= 1e-7 x size): GJK's normal of two faces closer than ~1e-11 m is
 		 * ill-conditioned (a flat box 2e-10 m above the ground got one 2.7e-4 rad off, which lifted
 		 * three of its four corners out of the band); a face axis that separates them by the query's
