@@ -71,8 +71,20 @@ double ib_contact_resting_speed(const ibWorld* w)
 static ibMat3 point_response(const ibBody* b, ibVec3 r)
 {
 	if (!ib_is_dynamic(b)) return ibMat3_Zero();
-	ibMat3 S = ibMat3_Skew(r);
-	ibMat3 K = ibMat3_Scale(-1.0, ibMat3_Mul(S, ibMat3_Mul(b->invInertiaW, S)));
+	/* K = E/m - [r]x J^-1 [r]x, the products of ibMat3_Mul without its terms with the zeros of [r]x (the
+	 * same sums: x + 0 = x) */
+	const ibMat3* J = &b->invInertiaW;
+	ibMat3 T, K;
+	for (int i = 0; i < 3; ++i) { /* T = J^-1 [r]x */
+		T.m[i][0] = J->m[i][1] * r.z + J->m[i][2] * -r.y;
+		T.m[i][1] = J->m[i][0] * -r.z + J->m[i][2] * r.x;
+		T.m[i][2] = J->m[i][0] * r.y + J->m[i][1] * -r.x;
+	}
+	for (int j = 0; j < 3; ++j) { /* K = -[r]x T */
+		K.m[0][j] = -(-r.z * T.m[1][j] + r.y * T.m[2][j]);
+		K.m[1][j] = -(r.z * T.m[0][j] + -r.x * T.m[2][j]);
+		K.m[2][j] = -(-r.y * T.m[0][j] + r.x * T.m[1][j]);
+	}
 	for (int i = 0; i < 3; ++i) K.m[i][i] += b->invMass;
 	return K;
 }

@@ -197,7 +197,8 @@ void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState
 	/* [IMPL] no torque and equal principal moments (cubes, spheres): the Euler equation gives a
 	 * constant angular velocity, and the rotation over h is exactly exp(h w) */
 	ibVec3 I = b->inertiaP;
-	double tolI = 1e-12 * fmax(I.x, fmax(I.y, I.z));
+	double Iyz = I.y > I.z ? I.y : I.z; /* fmax without the libm call: the moments are finite and >= 0 */
+	double tolI = 1e-12 * (I.x > Iyz ? I.x : Iyz);
 	if (b->text.x == 0.0 && b->text.y == 0.0 && b->text.z == 0.0 && fabs(I.x - I.y) <= tolI && fabs(I.x - I.z) <= tolI) {
 		out->q = ibQuatNormalize(ibQuatMul(ibQuat_FromRotationVector(ibScale(h, b->st.w)), b->st.q));
 		out->w = b->st.w;
