@@ -78,6 +78,18 @@ typedef struct ibAABB {
 
 ibAABB ib_convex_aabb(const ibConvex* c);
 
+/* ib_convex_aabb of a box (the same arithmetic), inline: the sync builds a box's view and box in one
+ * pass. */
+static inline ibAABB ib_convex_box_aabb(const ibConvex* c)
+{
+	const ibMat3* R = &c->R;
+	ibVec3 h = c->halfExtents, e;
+	e.x = fabs(R->m[0][0]) * h.x + fabs(R->m[0][1]) * h.y + fabs(R->m[0][2]) * h.z;
+	e.y = fabs(R->m[1][0]) * h.x + fabs(R->m[1][1]) * h.y + fabs(R->m[1][2]) * h.z;
+	e.z = fabs(R->m[2][0]) * h.x + fabs(R->m[2][1]) * h.y + fabs(R->m[2][2]) * h.z;
+	return (ibAABB){ibSub(c->position, e), ibAdd(c->position, e)};
+}
+
 static inline bool ib_aabb_overlap(ibAABB a, ibAABB b)
 {
 	return a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y && a.lo.z <= b.hi.z &&
