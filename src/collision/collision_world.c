@@ -215,6 +215,7 @@ ibResult ib_collision_sync(ibWorld* w)
 			if (s->type == IB_SHAPE_BOX) { /* ib_shape_convex_at and ib_convex_aabb of a box, without the calls */
 				ib_convex_init(&sl->convex, IB_CONVEX_BOX, p, q);
 				sl->convex.halfExtents = s->g.box.halfExtents;
+				ib_convex_box_corners(&sl->convex); /* once per pose, not once per pair */
 				sl->convexValid = true;
 				box = ib_convex_box_aabb(&sl->convex);
 			} else {
