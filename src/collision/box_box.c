@@ -178,8 +178,8 @@ static int sat_search(const ibConvex* a, const ibConvex* b, const double ha[3], 
 
 typedef struct Feature {
 	int count;
-	ibVec3 p[8];
-	uint32_t id[8];
+	const ibVec3* corner; /* the box's world corners (ibConvex.corner) */
+	uint32_t id[8];       /* the corners in the band */
 	ibVec3 dl;      /* the direction in the box's frame */
 	double inv[3];  /* 1 / dl (1 where |dl| <= 1e-300: the slab test of lift() has no parameter there) */
 	double eps;     /* the lift's rounding allowance 1e-9 (1 + size) */
@@ -193,19 +193,17 @@ typedef struct Feature {
 } Feature;
 
 /* The box case of ib_support_feature: the corners within band of the support height along dir (world
- * corners p + R x as ib_convex_to_world sums them: R x = (+-R_0 h_x) + (+-R_1 h_y) + (+-R_2 h_z)). */
+ * corners p + R x as ib_convex_to_world sums them: R x = (+-R_0 h_x) + (+-R_1 h_y) + (+-R_2 h_z); the
+ * view's corner[], computed once per pose). */
 static inline __attribute__((always_inline)) void box_feature(const ibConvex* c, ibVec3 dir, double band, Feature* f)
 {
 	ibVec3 h = c->halfExtents, dl = ib_mat3_mul_tv(&c->R, dir);
-	double size = ibLength(h);
+	double size = c->boxSize;
 	band = ib_fmax(band, 0.0) + 1e-12 * (1.0 + size);
 	double top = fabs(dl.x) * h.x + fabs(dl.y) * h.y + fabs(dl.z) * h.z;
 	double px = h.x * dl.x, py = h.y * dl.y, pz = h.z * dl.z, low = top - band;
-	const ibMat3* R = &c->R;
-	ibVec3 u = {R->m[0][0] * h.x, R->m[1][0] * h.x, R->m[2][0] * h.x};
-	ibVec3 v = {R->m[0][1] * h.y, R->m[1][1] * h.y, R->m[2][1] * h.y};
-	ibVec3 w = {R->m[0][2] * h.z, R->m[1][2] * h.z, R->m[2][2] * h.z};
 	f->count = 0;
+	f->corner = c->corner;
 	f->dl = dl;
 	f->eps = 1e-9 * (1.0 + size);
 	/* without branches: copysign(h, -dl) is -h for dl > 0 and h for dl < 0 (dl = 0 has no slab); x + 0 == x
@@ -226,15 +224,13 @@ static inline __attribute__((always_inline)) void box_feature(const ibConvex* c,
 		f->hOut[k] = (hk[k] + f->eps) + pad[near];
 	}
 	const double dx[2] = {-px, px}, dy[2] = {-py, py}, dz[2] = {-pz, pz};
-	const ibVec3 ux[2] = {ibNeg(u), u}, uy[2] = {ibNeg(v), v}, uz[2] = {ibNeg(w), w};
 	/* every corner is written at the next free place, which advances when the corner is in the band (no
-	 * branch on the band test; at corner k at most k places are taken, so the last write is at p[7]) */
+	 * branch on the band test; at corner k at most k places are taken, so the last write is at id[7]) */
 	int n = 0;
 #pragma GCC unroll 8
 	for (uint32_t k = 0; k < 8; ++k) {
 		uint32_t i = k & 1u, j = (k >> 1) & 1u, l = k >> 2;
 		int in = !(dx[i] + dy[j] + dz[l] < low);
-		f->p[n] = ibAdd(c->position, ibAdd(ibAdd(ux[i], uy[j]), uz[l]));
 		f->id[n] = k;
 		n += in;
 	}
@@ -250,7 +246,7 @@ static inline __attribute__((always_inline)) int project(const Feature* f, uint3
 	double sc = *scale;
 	bool nan = false;
 	for (int i = 0; i < f->count; ++i) {
-		ibVec3 r = ibSub(f->p[i], o);
+		ibVec3 r = ibSub(f->corner[f->id[i]], o);
 		p[i] = (ibClipPoint){ibDot(r, t1), ibDot(r, t2), ib_box_corner_code(salt, f->id[i])};
 		double ax = fabs(p[i].x), ay = fabs(p[i].y), m = ax > ay ? ax : ay;
 		sc = sc > m ? sc : m;
@@ -356,6 +352,9 @@ static void push(Region* r, ibVec3 pa, ibVec3 pb, double sep, ibClipPoint xy)
 int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, int* satAxis, ibManifold* out)
 {
 	out->pointCount = 0;
+	ibConvex ac, bc; /* views without their corners (not the sync's): copies with them */
+	if (!a->cornersValid) ac = *a, ib_convex_box_corners(&ac), a = &ac;
+	if (!b->cornersValid) bc = *b, ib_convex_box_corners(&bc), b = &bc;
 	double tol0 = ib_fmax(tolerance, 0.0);
 	double ha[3] = {a->halfExtents.x, a->halfExtents.y, a->halfExtents.z};
 	double hb[3] = {b->halfExtents.x, b->halfExtents.y, b->halfExtents.z};

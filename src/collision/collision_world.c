@@ -211,8 +211,17 @@ ibResult ib_collision_sync(ibWorld* w)
 		}
 		if (!same) {
 			sl->poseStamp = sl->driftStamp = clock;
-			sl->convexValid = ib_shape_convex_at(s, p, q, &sl->convex);
-			ibAABB box = sl->convexValid ? ib_convex_aabb(&sl->convex) : ib_shape_world_aabb(b, s);
+			ibAABB box;
+			if (s->type == IB_SHAPE_BOX) { /* ib_shape_convex_at and ib_convex_aabb of a box, without the calls */
+				ib_convex_init(&sl->convex, IB_CONVEX_BOX, p, q);
+				sl->convex.halfExtents = s->g.box.halfExtents;
+				ib_convex_box_corners(&sl->convex); /* once per pose, not once per pair */
+				sl->convexValid = true;
+				box = ib_convex_box_aabb(&sl->convex);
+			} else {
+				sl->convexValid = ib_shape_convex_at(s, p, q, &sl->convex);
+				box = sl->convexValid ? ib_convex_aabb(&sl->convex) : ib_shape_world_aabb(b, s);
+			}
 			if (aabb_finite(box)) {
 				ibVec3 c = ibScale(0.5, ibAdd(box.lo, box.hi));
 				sl->radius = ibDistance(p, c) + 0.5 * ibDistance(box.hi, box.lo);

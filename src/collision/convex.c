@@ -74,13 +74,8 @@ ibAABB ib_convex_aabb(const ibConvex* c)
 	case IB_CONVEX_SPHERE:
 		e = ibV3(c->radius, c->radius, c->radius);
 		break;
-	case IB_CONVEX_BOX: {
-		ibVec3 h = c->halfExtents;
-		e.x = fabs(R->m[0][0]) * h.x + fabs(R->m[0][1]) * h.y + fabs(R->m[0][2]) * h.z;
-		e.y = fabs(R->m[1][0]) * h.x + fabs(R->m[1][1]) * h.y + fabs(R->m[1][2]) * h.z;
-		e.z = fabs(R->m[2][0]) * h.x + fabs(R->m[2][1]) * h.y + fabs(R->m[2][2]) * h.z;
-		break;
-	}
+	case IB_CONVEX_BOX:
+		return ib_convex_box_aabb(c);
 	case IB_CONVEX_CAPSULE: {
 		double r = c->radius, l = c->halfLength;
 		e = ibV3(fabs(R->m[0][2]) * l + r, fabs(R->m[1][2]) * l + r, fabs(R->m[2][2]) * l + r);

@@ -3,6 +3,7 @@
 #ifndef IBDYN_SRC_CONVEX_H
 #define IBDYN_SRC_CONVEX_H
 
+#include <stddef.h>
 #include <string.h>
 
 #include "ibdyn/ibdyn.h"
@@ -27,6 +28,11 @@ typedef struct ibConvex {
 	ibMat3 R;
 	const ibHullData* hull; /* IB_CONVEX_HULL of a hull shape: its faces, edges and adjacency (local frame;
 	                         * vertices == hull->vertices); NULL for other hulls (mesh, triangle) */
+	bool cornersValid; /* IB_CONVEX_BOX: corner[] and boxSize hold the world corners of this pose and
+	                    * size (ib_convex_box_corners; the sync's views); false in every other view */
+	double boxSize;    /* |halfExtents| */
+	ibVec3 corner[8];  /* corner k = i + 2 j + 4 l: position + ((+-R_0 h_x + +-R_1 h_y) + +-R_2 h_z), + for 1;
+	                    * the last member: ib_convex_init leaves it uninitialised */
 } ibConvex;
 
 /* Build a convex view with its world pose (R from the quaternion). */
@@ -49,7 +55,7 @@ static inline ibConvex ib_convex_make(ibConvexType type, ibVec3 position, ibQuat
  * stall on store forwarding). R as ibMat3_FromQuat computes it. */
 static inline void ib_convex_init(ibConvex* c, ibConvexType type, ibVec3 position, ibQuat rotation)
 {
-	memset(c, 0, sizeof *c);
+	memset(c, 0, offsetof(ibConvex, corner));
 	c->type = type;
 	c->position = position;
 	ibQuat q = ibQuatNormalize(rotation);
@@ -68,6 +74,22 @@ static inline void ib_convex_init(ibConvex* c, ibConvexType type, ibVec3 positio
 	c->R.m[2][2] = 1.0 - 2.0 * (xx + yy);
 }
 
+/* The box's world corners into c->corner (with the arithmetic of the box path's features: the
+ * columns of R scaled by the half extents, summed in the order x, y, z, then added to the position). */
+static inline void ib_convex_box_corners(ibConvex* c)
+{
+	const ibMat3* R = &c->R;
+	ibVec3 h = c->halfExtents;
+	ibVec3 u = {R->m[0][0] * h.x, R->m[1][0] * h.x, R->m[2][0] * h.x};
+	ibVec3 v = {R->m[0][1] * h.y, R->m[1][1] * h.y, R->m[2][1] * h.y};
+	ibVec3 w = {R->m[0][2] * h.z, R->m[1][2] * h.z, R->m[2][2] * h.z};
+	const ibVec3 ux[2] = {ibNeg(u), u}, uy[2] = {ibNeg(v), v}, uz[2] = {ibNeg(w), w};
+	for (int k = 0; k < 8; ++k)
+		c->corner[k] = ibAdd(c->position, ibAdd(ibAdd(ux[k & 1], uy[(k >> 1) & 1]), uz[k >> 2]));
+	c->boxSize = ibLength(h);
+	c->cornersValid = true;
+}
+
 /* World-space support point: argmax over the shape of dot(x, dir) (dir need not be unit). */
 ibVec3 ib_convex_support(const ibConvex* c, ibVec3 dir);
 
@@ -77,6 +99,18 @@ typedef struct ibAABB {
 } ibAABB;
 
 ibAABB ib_convex_aabb(const ibConvex* c);
+
+/* ib_convex_aabb of a box (the same arithmetic), inline: the sync builds a box's view and box in one
+ * pass. */
+static inline ibAABB ib_convex_box_aabb(const ibConvex* c)
+{
+	const ibMat3* R = &c->R;
+	ibVec3 h = c->halfExtents, e;
+	e.x = fabs(R->m[0][0]) * h.x + fabs(R->m[0][1]) * h.y + fabs(R->m[0][2]) * h.z;
+	e.y = fabs(R->m[1][0]) * h.x + fabs(R->m[1][1]) * h.y + fabs(R->m[1][2]) * h.z;
+	e.z = fabs(R->m[2][0]) * h.x + fabs(R->m[2][1]) * h.y + fabs(R->m[2][2]) * h.z;
+	return (ibAABB){ibSub(c->position, e), ibAdd(c->position, e)};
+}
 
 static inline bool ib_aabb_overlap(ibAABB a, ibAABB b)
 {

@@ -194,6 +194,7 @@ static int collide_trimesh(const ibConvex* c, const ibBody* bm, const ibShape* s
 	local.position = ibRotate(qc, ibSub(c->position, p));
 	local.rotation = ibQuatNormalize(ibQuatMul(qc, c->rotation));
 	local.R = ibMat3_FromQuat(local.rotation);
+	local.cornersValid = false; /* other pose */
 	ibAABB box = ib_aabb_fatten(ib_convex_aabb(&local), tolerance);
 	trimeshVisit v = {sm->trimesh, c, p, ibMat3_FromQuat(q), meshIsA, tolerance, out, capacity, 0};
 	ib_trimesh_query_aabb(sm->trimesh, box, visit_triangle, &v);
