@@ -398,6 +398,29 @@ static void test_teleport_wakes_after_all_awake(void** state)
 	assert_false(ibBody_IsAwake(a));
 	assert_int_equal(ibBody_SetTransform(b, ibV3(1.0 + EPSC / 2, 0, 0.5 + EPSC / 2), IB_QUAT_IDENTITY), IB_OK);
 	assert_true(ibBody_IsAwake(a));
+	/* after a step the broadphase answers (sleep.c wake_candidate): the same decisions */
+	assert_int_equal(ibBody_SetTransform(b, ibV3(6, 0, 0.5 + EPSC / 2), IB_QUAT_IDENTITY), IB_OK);
+	assert_int_equal(ibBody_SetAwake(a, false), IB_OK);
+	step(w);
+	assert_false(ibBody_IsAwake(a));
+	assert_int_equal(ibBody_SetTransform(b, ibV3(1.0 + 3 * EPSC, 0, 0.5 + EPSC / 2), IB_QUAT_IDENTITY), IB_OK);
+	assert_false(ibBody_IsAwake(a)); /* 2 eps_c apart: beyond the wake margin eps_c */
+	assert_int_equal(ibBody_SetTransform(b, ibV3(1.0 + EPSC / 2, 0, 0.5 + EPSC / 2), IB_QUAT_IDENTITY), IB_OK);
+	assert_true(ibBody_IsAwake(a));
+	/* and destroying a static body next to a sleeping one wakes it */
+	assert_int_equal(ibBody_SetTransform(b, ibV3(6, 0, 0.5 + EPSC / 2), IB_QUAT_IDENTITY), IB_OK);
+	ibBodyDef sd = ibDefaultBodyDef();
+	sd.type = IB_BODY_STATIC;
+	sd.position = ibV3(0, -1.0 - EPSC / 2, 0.5 + EPSC / 2);
+	ibBodyId c = ibCreateBody(w, &sd);
+	ibShapeDef shd = ibDefaultShapeDef();
+	ibBox box = {{0.5, 0.5, 0.5}};
+	assert_true(ibShape_IsValid(ibCreateBoxShape(c, &shd, &box)));
+	assert_int_equal(ibBody_SetAwake(a, false), IB_OK);
+	step(w);
+	assert_false(ibBody_IsAwake(a));
+	assert_int_equal(ibDestroyBody(c), IB_OK);
+	assert_true(ibBody_IsAwake(a));
 	ibDestroyWorld(w);
 }
 

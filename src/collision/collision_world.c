@@ -155,6 +155,21 @@ bool ib_collision_bodies_may_collide(ibWorld* w, int32_t a, int32_t b)
 
 static ibCollisionFilter to_bp_filter(ibFilter f) { return (ibCollisionFilter){f.categoryBits, f.maskBits, f.groupIndex}; }
 
+typedef struct ShapeCandidates {
+	ibWorld* w;
+	ibShapeCandidateFn* fn;
+	void* ctx;
+} ShapeCandidates;
+
+static bool shape_candidate(void* vctx, int32_t proxy)
+{
+	ShapeCandidates* c = vctx;
+	int32_t s = ib_broadphase_user_id(c->w->collision->bp, proxy);
+	if (s < 0 || s >= c->w->shapeHigh || !c->w->shapes[s].inUse) return true; /* destroyed since the sync */
+	c->fn(c->ctx, s);
+	return true;
+}
+
 ibResult ib_collision_sync(ibWorld* w)
 {
 	ibCollisionWorld* cw = ib_collision_world(w);
@@ -257,7 +272,20 @@ ibResult ib_collision_sync(ibWorld* w)
 	if (!sync_body_rules(w, cw)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
 	if (!ib_broadphase_update(bp)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the broadphase");
 	cw->stats.proxyCount = ib_broadphase_proxy_count(bp);
+	cw->synced = true;
+	cw->syncedSleepStamp = w->sleepStamp;
 	return IB_OK;
+}
+
+bool ib_collision_sleeping_candidates(ibWorld* w, ibAABB box, ibShapeCandidateFn* fn, void* ctx)
+{
+	ibCollisionWorld* cw = w->collision;
+	/* every sleeping body fell asleep and every shape existed before the last sync: their proxies hold
+	 * their present world boxes (sleeping bodies do not move, collision_world.c ib_collision_sync) */
+	if (!cw || !cw->bp || !cw->synced || cw->syncedSleepStamp != w->sleepStamp) return false;
+	ShapeCandidates c = {w, fn, ctx};
+	ib_broadphase_query(cw->bp, box, shape_candidate, &c);
+	return true;
 }
 
 /* ---------------------------------------------------------------- detection */

@@ -104,6 +104,12 @@ typedef struct ibPenetration {
 bool ib_collision_penetration(ibWorld* w, ibPenetration* out);
 /* Bring the broadphase up to the current shape table and poses (no narrowphase). */
 ibResult ib_collision_sync(ibWorld* w);
+/* The shapes whose broadphase boxes overlap box, for waking sleeping bodies by box overlap (sleep.c): fn
+ * gets a superset of the shapes of sleeping bodies whose world boxes overlap box (and other shapes).
+ * false (fn not called) when the broadphase cannot answer: no sync yet, or a body fell asleep or a
+ * shape was created since the last one; the caller then scans. */
+typedef void ibShapeCandidateFn(void* ctx, int32_t shape);
+bool ib_collision_sleeping_candidates(ibWorld* w, ibAABB box, ibShapeCandidateFn* fn, void* ctx);
 /* The filter rules for two shapes of different bodies beyond the broadphase's (same body, joints
  * without collideConnected, excluded body pairs); valid after ib_collision_sync. */
 bool ib_collision_bodies_may_collide(ibWorld* w, int32_t bodyA, int32_t bodyB);

@@ -85,6 +85,8 @@ typedef struct ibCollisionWorld {
 	ibContactPair* contactsPrev; /* the contact set of the detection before (manifold reuse) */
 	int32_t contactPrevCount, contactPrevCapacity;
 	uint64_t clock; /* incremented by every sync (pose stamps of the slots) */
+	bool synced;               /* a sync completed */
+	uint32_t syncedSleepStamp; /* w->sleepStamp at the end of the last completed sync */
 	int32_t reusedPairs; /* candidate pairs of the last detection whose manifolds were copied */
 	int32_t driftReusedPairs; /* those of them whose poses were not bit-identical (drift coherence) */
 	uint64_t detections; /* number of ib_collision_detect runs that produced a contact set */

@@ -100,6 +100,7 @@ ibBodyId ibCreateBody(ibWorldId worldId, const ibBodyDef* d)
 		b->sleeping = true;
 		if (++b->sleepSerial == 0u) b->sleepSerial = 1u; /* 0: never seen asleep */
 		w->maybeAsleep = true;
+		w->sleepStamp++;
 		b->sleepHead = index;
 		b->st.v = b->st.w = IB_VEC3_ZERO;
 	}

@@ -161,6 +161,7 @@ static ibShapeId create_shape(ibBodyId bodyId, const ibShapeDef* d, ibShapeType 
 	b->lastShape = index;
 	b->shapeCount++;
 	w->shapeCount++;
+	w->sleepStamp++; /* no proxy yet: the broadphase cannot answer wake queries for it */
 	ibShapeId id = {index + 1, w->slot, s->generation};
 	if (ib_is_dynamic(b) && !b->massOverride && ib_body_update_mass(w, b) != IB_OK) {
 		char msg[sizeof w->lastError];

@@ -45,11 +45,35 @@ static bool overlap(ibAABB a, ibAABB b, double m)
 	       a.lo.z <= b.hi.z + m && b.lo.z <= a.hi.z + m;
 }
 
+typedef struct WakeNear {
+	ibWorld* w;
+	int32_t body;
+	ibAABB box;
+	double m;
+} WakeNear;
+
+static void wake_candidate(void* ctx, int32_t t)
+{
+	WakeNear* c = ctx;
+	const ibShape* sh = &c->w->shapes[t];
+	ibBody* o = &c->w->bodies[sh->body];
+	if (sh->body == c->body || !o->inUse || !o->sleeping) return;
+	if (overlap(c->box, ib_shape_world_aabb(o, sh), c->m)) ib_sleep_wake_body(c->w, sh->body);
+}
+
 void ib_sleep_wake_near(ibWorld* w, int32_t i)
 {
 	if (!w->maybeAsleep) return; /* O(1) for worlds where nobody sleeps (e.g. a teleport every frame) */
 	const ibBody* b = &w->bodies[i];
 	double m = w->collisionSettings.contactTolerance;
+	/* the broadphase's boxes of the sleeping shapes, then the same box test as the scan below (the
+	 * same bodies woken; a box scan instead of one world box per sleeping body and call) */
+	bool answered = b->firstShape != IB_NULL_INDEX;
+	for (int32_t s = b->firstShape; s != IB_NULL_INDEX && answered; s = w->shapes[s].nextInBody) {
+		WakeNear c = {w, i, ib_shape_world_aabb(b, &w->shapes[s]), m};
+		answered = ib_collision_sleeping_candidates(w, ib_aabb_fatten(c.box, m), wake_candidate, &c);
+	}
+	if (answered) return;
 	int32_t asleep = 0;
 	for (int32_t k = 0; k < w->bodyHigh; ++k) asleep += w->bodies[k].inUse && w->bodies[k].sleeping;
 	if (asleep == 0) {
@@ -107,6 +131,7 @@ static void fall_asleep(ibWorld* w, ibSleepStore* ss, double need, int32_t only)
 		b->sleeping = true;
 		if (++b->sleepSerial == 0u) b->sleepSerial = 1u; /* 0: never seen asleep */
 		w->maybeAsleep = true;
+		w->sleepStamp++;
 		b->st.v = b->st.w = IB_VEC3_ZERO;
 		b->velVersion++;
 		b->sleepNext = IB_NULL_INDEX;

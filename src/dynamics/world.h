@@ -113,6 +113,7 @@ struct ibWorld {
 	ibBody* bodies;
 	int32_t bodyCapacity, bodyHigh, bodyFree, bodyCount;
 	bool maybeAsleep; /* sleep.c: false only when no body sleeps (set on falling asleep, cleared by a scan) */
+	uint32_t sleepStamp; /* bumped when a body falls asleep and when a shape is created (sleep.c wake queries) */
 	ibShape* shapes;
 	int32_t shapeCapacity, shapeHigh, shapeFree, shapeCount;
 
