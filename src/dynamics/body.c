@@ -97,12 +97,8 @@ ibBodyId ibCreateBody(ibWorldId worldId, const ibBodyDef* d)
 	}
 	ib_body_update_mass(w, b); /* cannot fail: no shapes, no override */
 	if (!d->isAwake && d->type == IB_BODY_DYNAMIC && d->enableSleep) { /* created asleep: an island of its own */
-		b->sleeping = true;
-		if (++b->sleepSerial == 0u) b->sleepSerial = 1u; /* 0: never seen asleep */
-		w->maybeAsleep = true;
-		w->sleepStamp++;
+		ib_sleep_mark_asleep(w, b);
 		b->sleepHead = index;
-		b->st.v = b->st.w = IB_VEC3_ZERO;
 	}
 	w->bodyCount++;
 	return ib_body_id(w, index);

@@ -15,6 +15,15 @@ static void wake_one(ibBody* b)
 	b->velVersion++;
 }
 
+void ib_sleep_mark_asleep(ibWorld* w, ibBody* b)
+{
+	b->sleeping = true;
+	if (++b->sleepSerial == 0u) b->sleepSerial = 1u; /* 0: never seen asleep */
+	w->maybeAsleep = true;
+	w->sleepStamp++;
+	b->st.v = b->st.w = IB_VEC3_ZERO;
+}
+
 void ib_sleep_wake_body(ibWorld* w, int32_t i)
 {
 	ibBody* b = &w->bodies[i];
@@ -80,17 +89,10 @@ void ib_sleep_wake_near(ibWorld* w, int32_t i)
 		w->maybeAsleep = false;
 		return;
 	}
-	for (int32_t s = b->firstShape; s != IB_NULL_INDEX; s = w->shapes[s].nextInBody) {
-		ibAABB box = ib_shape_world_aabb(b, &w->shapes[s]);
-		for (int32_t k = 0; k < w->bodyHigh; ++k) {
-			ibBody* o = &w->bodies[k];
-			if (!o->inUse || !o->sleeping || k == i) continue;
-			for (int32_t t = o->firstShape; t != IB_NULL_INDEX; t = w->shapes[t].nextInBody)
-				if (overlap(box, ib_shape_world_aabb(o, &w->shapes[t]), m)) {
-					ib_sleep_wake_body(w, k);
-					break;
-				}
-		}
+	for (int32_t s = b->firstShape; s != IB_NULL_INDEX; s = w->shapes[s].nextInBody) { /* every shape a candidate */
+		WakeNear c = {w, i, ib_shape_world_aabb(b, &w->shapes[s]), m};
+		for (int32_t t = 0; t < w->shapeHigh; ++t)
+			if (w->shapes[t].inUse) wake_candidate(&c, t);
 	}
 }
 
@@ -128,11 +130,7 @@ static void fall_asleep(ibWorld* w, ibSleepStore* ss, double need, int32_t only)
 		if (!b->inUse || !ib_body_awake_dynamic(b)) continue;
 		int32_t r = ib_island_find(ss, i);
 		if (only >= 0 ? r != only : !(ss->minTime[r] >= need && ss->minTime[r] >= 0.0)) continue;
-		b->sleeping = true;
-		if (++b->sleepSerial == 0u) b->sleepSerial = 1u; /* 0: never seen asleep */
-		w->maybeAsleep = true;
-		w->sleepStamp++;
-		b->st.v = b->st.w = IB_VEC3_ZERO;
+		ib_sleep_mark_asleep(w, b);
 		b->velVersion++;
 		b->sleepNext = IB_NULL_INDEX;
 		if (ss->head[r] < 0) {

@@ -40,6 +40,8 @@ static inline bool ib_sleep_pair_inactive(const ibWorld* w, int32_t a, int32_t b
 }
 
 /* sleep.c */
+/* Body b falls asleep (zero velocities; its island list is the caller's). */
+void ib_sleep_mark_asleep(ibWorld* w, ibBody* b);
 /* Wake the island of body i (no-op for awake bodies, except that their sleep timer restarts). */
 void ib_sleep_wake_body(ibWorld* w, int32_t i);
 void ib_sleep_wake_all(ibWorld* w);
