@@ -76,7 +76,8 @@ typedef struct ibContactDirect {
 	bool analysed, numeric; /* symbolic / numeric factor valid for the pattern in sig */
 } ibContactDirect;
 
-static bool al_grow(void* ctx, void** a, int32_t* cap, int32_t need, size_t elem) { return ib_grow(ctx, a, cap, need, elem); }
+/* the factor's arrays are written before they are read (block_chol.c): not zeroed when grown */
+static bool al_grow(void* ctx, void** a, int32_t* cap, int32_t need, size_t elem) { return ib_grow_raw(ctx, a, cap, need, elem); }
 static void al_release(void* ctx, void* p, size_t size) { ib_free(ctx, p, size); }
 static ibBlockAlloc world_alloc(ibWorld* w)
 {
@@ -126,7 +127,8 @@ static ibContactDirect* direct_of(ibWorld* w, ibContactStore* cs, int slot)
 }
 
 static bool grow_i(ibWorld* w, int32_t** a, int32_t* cap, int32_t need) { return ib_grow(w, (void**)a, cap, need, sizeof(int32_t)); }
-static bool grow_d(ibWorld* w, double** a, int32_t* cap, int32_t need) { return ib_grow(w, (void**)a, cap, need, sizeof(double)); }
+/* the value arrays (scale, tmp, Ad, Ao, gref, rhs) are written before they are read: not zeroed */
+static bool grow_d(ibWorld* w, double** a, int32_t* cap, int32_t need) { return ib_grow_raw(w, (void**)a, cap, need, sizeof(double)); }
 
 /* ---------------------------------------------------------------- blocks */
 

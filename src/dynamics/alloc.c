@@ -51,15 +51,24 @@ void ib_strfree(ibWorld* w, char* s)
 	if (s) ib_free(w, s, strlen(s) + 1);
 }
 
-bool ib_grow(ibWorld* w, void** array, int32_t* capacity, int32_t need, size_t elem)
+/* as ib_grow, but the new part is left uninitialised (for arrays that are written before they are read):
+ * memory that is never used is then never touched (first-touch page faults of large solver arrays) */
+bool ib_grow_raw(ibWorld* w, void** array, int32_t* capacity, int32_t need, size_t elem)
 {
 	if (need <= *capacity) return true;
 	int32_t cap = *capacity > 0 ? *capacity : 16;
 	while (cap < need) cap *= 2;
 	void* p = ib_realloc(w, *array, (size_t)*capacity * elem, (size_t)cap * elem);
 	if (!p) return false;
-	memset((char*)p + (size_t)*capacity * elem, 0, (size_t)(cap - *capacity) * elem);
 	*array = p;
 	*capacity = cap;
+	return true;
+}
+
+bool ib_grow(ibWorld* w, void** array, int32_t* capacity, int32_t need, size_t elem)
+{
+	int32_t old = *capacity;
+	if (!ib_grow_raw(w, array, capacity, need, elem)) return false;
+	if (*capacity > old) memset((char*)*array + (size_t)old * elem, 0, (size_t)(*capacity - old) * elem);
 	return true;
 }

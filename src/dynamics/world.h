@@ -166,6 +166,7 @@ char* ib_strdup(ibWorld* w, const char* s);
 void ib_strfree(ibWorld* w, char* s);
 /* Grow *array (element size elem) to hold at least need elements; returns false on OOM. */
 bool ib_grow(ibWorld* w, void** array, int32_t* capacity, int32_t need, size_t elem);
+bool ib_grow_raw(ibWorld* w, void** array, int32_t* capacity, int32_t need, size_t elem);
 
 /* body_mass.c */
 void ib_body_update_derived(ibBody* b);
