@@ -290,10 +290,13 @@ void ib_contacts_keep(ibWorld* w, ibContactStore* cs)
 	if (!ib_grow(w, (void**)&cs->prev, &cs->prevCapacity, cs->count, sizeof(ibContactRow))) return;
 	for (int32_t k = 0; k < cs->count; ++k)
 		if (cs->pts[k].kind == IB_CONTACT_RESTING) cs->prev[cs->prevCount++] = cs->pts[k];
+	/* with the direct solve the loads of resting faces are its least-squares ones (no self-equilibrated
+	 * part): they are kept as they are (contact_warm.c) */
+	bool keepLoads = w->solver.contact.directSolve;
 	for (int32_t j = 0, e; j < cs->prevCount; j = e) {
 		const ibContactRow* o = &cs->prev[j];
 		for (e = j + 1; e < cs->prevCount && cs->prev[e].s1 == o->s1 && cs->prev[e].s2 == o->s2 && ibDot(cs->prev[e].n, o->n) > 0.999999; ++e) {}
-		ib_contacts_balance_warm(&cs->prev[j], e - j); /* only the group's net wrench (contact_warm.c) */
+		ib_contacts_balance_warm(&cs->prev[j], e - j, keepLoads); /* the group's net wrench (contact_warm.c) */
 	}
 	int32_t need = 16;
 	while (need < 2 * cs->prevCount) need *= 2;

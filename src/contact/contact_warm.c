@@ -5,7 +5,13 @@
  * same total, and the friction becomes proportional to these loads with the same net force. Neither
  * its tilting moment nor its twist is carried into the next step; the sweeps find them again. Other
  * manifolds keep their normal impulses, and their friction is spread over the loads with the same
- * net force and twist.
+ * net force and twist. With the direct solve (keepLoads) a resting face keeps its normal impulses too
+ * (its friction is spread as before): they are the direct solve's least-squares loads, without the
+ * self-equilibrated part that made the sweeps' loads grow (below), and they carry the face's moment.
+ * A pile standing still then starts each step within a tenth of the tolerance and the direct solve has
+ * nothing to do (pyramid20 of bench_contacts: first errors 5e-4 m / 3e-2 m/s with uniform loads, a
+ * direct solve per loop every step; 2e-9 m / 1e-7 m/s kept). Kept moments were what drove the rocking
+ * below only with the sweeps alone (test_pyramid_small_iterative: 4.3e-3 m against 6.5e-5 m uniform).
  *
  * Why (issue 6 part 7, per-step logs of bench_contacts' pyramids at 60 Hz, eps_v 1e-4, eps_d 1e-5):
  * - The impulses of one manifold are determined by the motion only up to a self-equilibrated
@@ -71,7 +77,7 @@ static void spread_friction(const ibContactRow* g, int32_t m, const double* w, i
 	}
 }
 
-void ib_contacts_balance_warm(ibContactRow* g, int32_t m)
+void ib_contacts_balance_warm(ibContactRow* g, int32_t m, bool keepLoads)
 {
 	if (m < 2 || m > WARM_GROUP_MAX) return;
 	double N[WARM_GROUP_MAX], S[WARM_GROUP_MAX], Nt = 0.0, St = 0.0;
@@ -85,7 +91,7 @@ void ib_contacts_balance_warm(ibContactRow* g, int32_t m)
 		V[i] = g[i].wVT;
 		Nt += N[i], St += S[i];
 	}
-	if (rest && is_face(g, m))
+	if (rest && !keepLoads && is_face(g, m))
 		for (int32_t i = 0; i < m; ++i) N[i] = Nt / m, S[i] = St / m;
 	if (g[0].mus > 0.0) {
 		spread_friction(g, m, N, T, !rest);
