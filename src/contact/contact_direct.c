@@ -756,6 +756,19 @@ static int iterate(ibWorld* w, ibContactStore* cs, ibContactDirect* D, double h,
 	return 1;
 }
 
+/* every point a block could hold is within lim: what iterate's first evaluation would find (its block
+ * errors are these points' errors or their normal parts), without building the blocks */
+static bool within(ibWorld* w, ibContactStore* cs, double h, bool velocity, double lim)
+{
+	for (int32_t k = 0; k < cs->count; ++k) {
+		const ibContactRow* c = &cs->pts[k];
+		if (!point_ok(c)) continue;
+		ibVec3 e = velocity ? ib_contact_rel_velocity(w, c) : position_error(w, cs, c, h, true);
+		if (!(ibLength(e) <= lim)) return false;
+	}
+	return true;
+}
+
 bool ib_contacts_direct(ibWorld* w, ibContactStore* cs, double h, bool velocity)
 {
 	const ibContactSettings* set = &w->solver.contact;
@@ -765,6 +778,7 @@ bool ib_contacts_direct(ibWorld* w, ibContactStore* cs, double h, bool velocity)
 	uint8_t* mode = D0->mode;
 	memset(mode, 0, (size_t)cs->count);
 	double tol = velocity ? w->solver.velocityTolerance : set->contactPositionTolerance;
+	if (within(w, cs, h, velocity, 0.1 * tol)) return false; /* the warm start holds: nothing to solve */
 	/* active set: a pass whose loads are not all admissible is taken back, its offending points change
 	 * mode (a face to single points, a sliding point to its normal row, a separating point out) */
 	for (int pass = 0; pass < DIR_PASSES; ++pass) {
