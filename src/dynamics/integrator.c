@@ -155,57 +155,92 @@ static inline ibQuat rotation_quat(ibVec3 r)
 	return (ibQuat){c, f * r.x, f * r.y, f * r.z};
 }
 
-static bool axisymmetric_rotation(const ibBody* b, double h, double tolI, ibRigidState* out)
+/* The unique principal axis u and the moments A (twice) and C of an axisymmetric body; false if
+ * no two principal moments agree within tolI. */
+static inline __attribute__((always_inline)) bool axisymmetric_axis(ibVec3 I, double tolI, int* u, double* A, double* C)
 {
-	ibVec3 I = b->inertiaP;
-	int u;
-	double A, C;
 	if (fabs(I.x - I.y) <= tolI) {
-		u = 2, A = I.x, C = I.z;
+		*u = 2, *A = I.x, *C = I.z;
 	} else if (fabs(I.x - I.z) <= tolI) {
-		u = 1, A = I.x, C = I.y;
+		*u = 1, *A = I.x, *C = I.y;
 	} else if (fabs(I.y - I.z) <= tolI) {
-		u = 0, A = I.y, C = I.x;
+		*u = 0, *A = I.y, *C = I.x;
 	} else {
 		return false;
 	}
-	ibQuat q0 = ibQuatNormalize(b->st.q);
-	ibVec3 axis = quat_column(q0, u); /* R0 e_u */
-	double nu = ibDot(axis, b->st.w) * (A - C) / A;
-	ibVec3 wL = ibMulAdd(b->st.w, -nu, axis);
-	ibQuat spin = rotation_quat(ibScale(h * nu, ibV3(u == 0, u == 1, u == 2)));
-	ibQuat q = ibQuatMul(rotation_quat(ibScale(h, wL)), ibQuatMul(q0, spin));
-	out->q = ibQuatNormalize(q);
-	out->w = ibMulAdd(wL, nu, quat_column(out->q, u));
 	return true;
 }
 
-void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* hint, int* substeps)
+/* q0 = q(t0) normalised, w_L and nu of the regular precession from the state at t0 (see below). */
+static inline __attribute__((always_inline)) void precession(const ibBody* b, int u, double A, double C, ibQuat* q0,
+                                                             ibVec3* wL, double* nu)
 {
-	*out = b->st;
+	*q0 = ibQuatNormalize(b->st.q);
+	ibVec3 axis = quat_column(*q0, u); /* R0 e_u */
+	*nu = ibDot(axis, b->st.w) * (A - C) / A;
+	*wL = ibMulAdd(b->st.w, -*nu, axis);
+}
+
+/* out->q over h; out->w too unless !withW (a prediction of the pose only) */
+static inline __attribute__((always_inline)) bool axisymmetric_rotation(const ibBody* b, double h, double tolI, ibRigidState* out, bool withW)
+{
+	int u;
+	double A, C;
+	if (!axisymmetric_axis(b->inertiaP, tolI, &u, &A, &C)) return false;
+	ibQuat q0;
+	ibVec3 wL;
+	double nu;
+	precession(b, u, A, C, &q0, &wL, &nu);
+	ibQuat spin = rotation_quat(ibScale(h * nu, ibV3(u == 0, u == 1, u == 2)));
+	ibQuat q = ibQuatMul(rotation_quat(ibScale(h, wL)), ibQuatMul(q0, spin));
+	out->q = ibQuatNormalize(q);
+	if (withW) out->w = ibMulAdd(wL, nu, quat_column(out->q, u));
+	return true;
+}
+
+/* 1e-12 of the largest principal moment: the tolerance of "equal moments" */
+static inline double moment_tolerance(ibVec3 I)
+{
+	double Iyz = I.y > I.z ? I.y : I.z; /* fmax without the libm call: the moments are finite and >= 0 */
+	return 1e-12 * (I.x > Iyz ? I.x : Iyz);
+}
+
+static inline bool torque_free(const ibBody* b) { return b->text.x == 0.0 && b->text.y == 0.0 && b->text.z == 0.0; }
+
+/* ib_integrate_body, or with pose only the position and orientation (the same arithmetic) and the
+ * velocities where they cost nothing extra; returns whether out->v and out->w are set. */
+static inline __attribute__((always_inline)) bool integrate(const ibWorld* w, const ibBody* b, double h, ibRigidState* out,
+                                                            double* hint, int* substeps, bool pose)
+{
 	if (substeps) *substeps = 1;
-	if (b->type == IB_BODY_STATIC) return;
+	if (b->type == IB_BODY_STATIC) {
+		*out = b->st;
+		return true;
+	}
 	if (b->type == IB_BODY_KINEMATIC) {
+		*out = b->st;
 		out->s = ibMulAdd(b->st.s, h, b->st.v);
 		out->q = ibQuatNormalize(ibQuatMul(ibQuat_FromRotationVector(ibScale(h, b->st.w)), b->st.q));
-		return;
+		return true;
 	}
 	/* eqs 3.3 and 3.2 (uses the old velocity for the position) */
 	out->s = ibAdd(b->st.s, ibAdd(ibScale(h, b->st.v), ibScale(0.5 * h * h * b->invMass, b->fext)));
-	out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
+	if (!pose) out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
 
 	/* [IMPL] no torque and equal principal moments (cubes, spheres): the Euler equation gives a
 	 * constant angular velocity, and the rotation over h is exactly exp(h w) */
 	ibVec3 I = b->inertiaP;
-	double Iyz = I.y > I.z ? I.y : I.z; /* fmax without the libm call: the moments are finite and >= 0 */
-	double tolI = 1e-12 * (I.x > Iyz ? I.x : Iyz);
-	if (b->text.x == 0.0 && b->text.y == 0.0 && b->text.z == 0.0 && fabs(I.x - I.y) <= tolI && fabs(I.x - I.z) <= tolI) {
+	double tolI = moment_tolerance(I);
+	bool noTorque = torque_free(b);
+	if (noTorque && fabs(I.x - I.y) <= tolI && fabs(I.x - I.z) <= tolI) {
 		out->q = ibQuatNormalize(ibQuatMul(ibQuat_FromRotationVector(ibScale(h, b->st.w)), b->st.q));
 		out->w = b->st.w;
-		return;
+		if (pose) out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
+		return true;
 	}
-	if (b->text.x == 0.0 && b->text.y == 0.0 && b->text.z == 0.0 && axisymmetric_rotation(b, h, tolI, out)) return;
-	RotParams p = {b->inertiaP, b->invInertiaP, b->text, !(b->text.x == 0.0 && b->text.y == 0.0 && b->text.z == 0.0)};
+	if (noTorque && axisymmetric_rotation(b, h, tolI, out, !pose)) return !pose;
+	if (pose) out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
+	RotParams p = {b->inertiaP, b->invInertiaP, b->text, !noTorque};
 	RotState x = {b->st.q, ibInvRotate(b->st.q, b->st.w)};
 	if (w->solver.integrator == IB_INTEGRATOR_CASH_KARP) {
 		double localHint = hint ? *hint : 0.0;
@@ -217,6 +252,29 @@ void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState
 	}
 	out->q = x.q;
 	out->w = ibRotate(x.q, x.wl);
+	return true;
+}
+
+void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* hint, int* substeps)
+{
+	integrate(w, b, h, out, hint, substeps, false);
+}
+
+bool ib_integrate_pose(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* hint)
+{
+	return integrate(w, b, h, out, hint, NULL, true);
+}
+
+void ib_integrate_velocities(const ibBody* b, double h, ibRigidState* out)
+{
+	out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
+	int u = 2;
+	double A = 0.0, C = 0.0, nu;
+	ibQuat q0;
+	ibVec3 wL;
+	axisymmetric_axis(b->inertiaP, moment_tolerance(b->inertiaP), &u, &A, &C);
+	precession(b, u, A, C, &q0, &wL, &nu);
+	out->w = ibMulAdd(wL, nu, quat_column(out->q, u));
 }
 
 void ib_predict_pose(const ibWorld* w, const ibBody* b, double h, ibVec3* s, ibQuat* q)

@@ -177,6 +177,10 @@ ibResult ib_check_mass_data(ibWorld* w, const ibMassData* md);
 /* integrator.c: free motion of one body over h (§3.1.2), used by the step and by joint prediction. */
 void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* substepHint,
                        int* substeps);
+/* The same s and q (same arithmetic); v and w only where they cost nothing extra: false if they are
+ * not set, then ib_integrate_velocities (same body state, out->q from here) completes them. */
+bool ib_integrate_pose(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* substepHint);
+void ib_integrate_velocities(const ibBody* b, double h, ibRigidState* out);
 /* Velocity-independent part: advance only the pose of a body with the given state (prediction). */
 void ib_predict_pose(const ibWorld* w, const ibBody* b, double h, ibVec3* s, ibQuat* q);
 

@@ -44,6 +44,7 @@ typedef struct ibPredicted {
 	ibRigidState next, from;
 	ibVec3 fext, text;
 	double h;
+	bool velocities; /* next.v and next.w are set (else ib_integrate_velocities completes them) */
 } ibPredicted;
 
 typedef struct ibBasicType {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "joints/joint_internal.h"
+#include "math/quat_inline.h"
 
 /* K_{a,a} of one body (eq. 3.9): (1/m) E - [r]x J^-1 [r]x; zero for non-dynamic bodies. */
 ibMat3 ib_solver_point_response(const ibBody* b, ibVec3 r)
@@ -114,7 +115,7 @@ const ibPose* ib_solver_predicted(ibWorld* w, ibJointStore* st, int32_t i, doubl
 			pr->pose.q = b->st.q;
 		} else {
 			double hint = b->substepHint;
-			ib_integrate_body(w, b, h, &pr->next, &hint, NULL);
+			pr->velocities = ib_integrate_pose(w, b, h, &pr->next, &hint);
 			pr->pose.s = pr->next.s;
 			pr->pose.q = pr->next.q;
 			pr->from = b->st;
@@ -122,7 +123,7 @@ const ibPose* ib_solver_predicted(ibWorld* w, ibJointStore* st, int32_t i, doubl
 			pr->text = b->text;
 			pr->h = h;
 		}
-		pr->pose.R = ibMat3_FromQuat(pr->pose.q);
+		ib_mat3_from_quat(pr->pose.q, &pr->pose.R);
 		pr->version = b->velVersion;
 	}
 	return &pr->pose;
@@ -143,6 +144,7 @@ bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidSta
 	    !same_vec(pr->text, b->text))
 		return false;
 	*out = pr->next;
+	if (!pr->velocities) ib_integrate_velocities(b, h, out);
 	return true;
 }
 
