@@ -42,8 +42,17 @@ void ib_solver_prepare_points(ibWorld* w, ibBasic* c)
 	if (c->cacheEpoch == w->poseEpoch || c->pointEpoch == w->poseEpoch) return;
 	const ibBody* b1 = &w->bodies[c->b1];
 	const ibBody* b2 = &w->bodies[c->b2];
-	ibPose p1 = ib_body_pose(b1), p2 = ib_body_pose(b2);
-	c->type->prepare(c, &p1, &p2);
+	if (c->type == &ib_basic_ball) { /* ball_prepare written out (the chains' only joint): no pose copies */
+		c->a = ibAdd(b1->st.s, ibMat3_MulV(b1->R, c->la));
+		c->b = ibAdd(b2->st.s, ibMat3_MulV(b2->R, c->lb));
+		c->rows = 3;
+		c->P[0] = ibV3(1, 0, 0);
+		c->P[1] = ibV3(0, 1, 0);
+		c->P[2] = ibV3(0, 0, 1);
+	} else {
+		ibPose p1 = ib_body_pose(b1), p2 = ib_body_pose(b2);
+		c->type->prepare(c, &p1, &p2);
+	}
 	c->pointEpoch = w->poseEpoch;
 }
 
@@ -104,30 +113,37 @@ void ib_solver_apply(ibWorld* w, const ibBasic* c, ibVec3 p)
 	}
 }
 
-const ibPose* ib_solver_predicted(ibWorld* w, ibJointStore* st, int32_t i, double h)
+/* The prediction of body i at t0+h into st->pred[i] (its velocities changed since the last one). */
+static __attribute__((noinline)) void predict_body(ibWorld* w, ibJointStore* st, int32_t i, double h)
 {
 	const ibBody* b = &w->bodies[i];
 	ibPredicted* pr = &st->pred[i];
-	if (pr->version != b->velVersion) {
-		pr->h = 0.0; /* no full state */
-		if (b->type == IB_BODY_STATIC) {
-			pr->pose.s = b->st.s;
-			pr->pose.q = b->st.q;
-		} else {
-			double hint = b->substepHint;
-			pr->velocities = ib_integrate_pose(w, b, h, &pr->next, &hint);
-			pr->pose.s = pr->next.s;
-			pr->pose.q = pr->next.q;
-			pr->from = b->st;
-			pr->fext = b->fext;
-			pr->text = b->text;
-			pr->h = h;
-		}
-		ib_mat3_from_quat(pr->pose.q, &pr->pose.R);
-		pr->version = b->velVersion;
+	pr->h = 0.0; /* no full state */
+	if (b->type == IB_BODY_STATIC) {
+		pr->pose.s = b->st.s;
+		pr->pose.q = b->st.q;
+	} else {
+		double hint = b->substepHint;
+		pr->velocities = ib_integrate_pose(w, b, h, &pr->next, &hint);
+		pr->pose.s = pr->next.s;
+		pr->pose.q = pr->next.q;
+		pr->from = b->st;
+		pr->fext = b->fext;
+		pr->text = b->text;
+		pr->h = h;
 	}
-	return &pr->pose;
+	ib_mat3_from_quat(pr->pose.q, &pr->pose.R);
+	pr->version = b->velVersion;
 }
+
+/* ib_solver_predicted with the check of the cache inline (called twice per joint and evaluation) */
+static inline __attribute__((always_inline)) const ibPose* predicted(ibWorld* w, ibJointStore* st, int32_t i, double h)
+{
+	if (st->pred[i].version != w->bodies[i].velVersion) predict_body(w, st, i, h);
+	return &st->pred[i].pose;
+}
+
+const ibPose* ib_solver_predicted(ibWorld* w, ibJointStore* st, int32_t i, double h) { return predicted(w, st, i, h); }
 
 static bool same_vec(ibVec3 a, ibVec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
@@ -181,8 +197,8 @@ double ib_solver_predicted_errors(ibWorld* w, ibJointStore* st, double h)
 			st->rhs[k] = IB_VEC3_ZERO;
 			continue;
 		}
-		const ibPose* p1 = ib_solver_predicted(w, st, c->b1, h);
-		const ibPose* p2 = ib_solver_predicted(w, st, c->b2, h);
+		const ibPose* p1 = predicted(w, st, c->b1, h);
+		const ibPose* p2 = predicted(w, st, c->b2, h);
 		/* ball_error written out (the chains' only joint: no indirect call) */
 		ibVec3 d = c->type == &ib_basic_ball ? ibSub(ib_pose_point(p2, c->lb), ib_pose_point(p1, c->la))
 		                                     : c->type->error(c, p1, p2);
