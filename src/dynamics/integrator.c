@@ -142,6 +142,8 @@ static inline ibVec3 quat_column(ibQuat q, int u) /* R(q) e_u */
 	return ibV3(2.0 * (q.x * q.z + q.w * q.y), 2.0 * (q.y * q.z - q.w * q.x), 1.0 - 2.0 * (q.x * q.x + q.y * q.y));
 }
 
+typedef double ibV2 __attribute__((vector_size(16))); /* GCC vector extension: an SSE2 pair */
+
 /* exp of a rotation vector as a quaternion; below 0.5 rad by the Taylor series of cos(x) and
  * sin(x)/x at x = |r|/2 (truncation < 1e-19, no libm call), else ibQuat_FromRotationVector */
 static inline ibQuat rotation_quat(ibVec3 r)
@@ -149,8 +151,18 @@ static inline ibQuat rotation_quat(ibVec3 r)
 	double t2 = ibLengthSq(r);
 	if (!(t2 < 0.25)) return ibQuat_FromRotationVector(r);
 	double x2 = 0.25 * t2;
-	double c = 1.0 + x2 * (-1.0 / 2.0 + x2 * (1.0 / 24.0 + x2 * (-1.0 / 720.0 + x2 * (1.0 / 40320.0 + x2 * (-1.0 / 3628800.0 + x2 * (1.0 / 479001600.0))))));
-	double sx = 1.0 + x2 * (-1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (-1.0 / 5040.0 + x2 * (1.0 / 362880.0 + x2 * (-1.0 / 39916800.0 + x2 * (1.0 / 6227020800.0))))));
+	/* c = 1 + x2 (-1/2 + x2 (1/24 + x2 (-1/720 + x2 (1/40320 + x2 (-1/3628800 + x2 / 479001600))))) and
+	 * sx = 1 + x2 (-1/6 + x2 (1/120 + x2 (-1/5040 + x2 (1/362880 + x2 (-1/39916800 + x2 / 6227020800))))),
+	 * Horner side by side in the two lanes of an SSE2 pair (the same operations, so the same bits) */
+	const ibV2 X = {x2, x2};
+	ibV2 p = X * (ibV2){1.0 / 479001600.0, 1.0 / 6227020800.0};
+	p = X * ((ibV2){-1.0 / 3628800.0, -1.0 / 39916800.0} + p);
+	p = X * ((ibV2){1.0 / 40320.0, 1.0 / 362880.0} + p);
+	p = X * ((ibV2){-1.0 / 720.0, -1.0 / 5040.0} + p);
+	p = X * ((ibV2){1.0 / 24.0, 1.0 / 120.0} + p);
+	p = X * ((ibV2){-1.0 / 2.0, -1.0 / 6.0} + p);
+	p = (ibV2){1.0, 1.0} + p;
+	double c = p[0], sx = p[1];
 	double f = 0.5 * sx; /* sin(|r|/2) / |r| */
 	return (ibQuat){c, f * r.x, f * r.y, f * r.z};
 }
