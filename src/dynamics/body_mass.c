@@ -4,10 +4,16 @@
 #include <math.h>
 
 #include "dynamics/world.h"
+#include "math/quat_inline.h"
 
 void ib_body_update_derived(ibBody* b)
 {
-	b->R = ibMat3_FromQuat(b->st.q);
+	ib_mat3_from_quat(b->st.q, &b->R);
+	ib_body_update_inertia(b);
+}
+
+void ib_body_update_inertia(ibBody* b)
+{
 	if (ib_is_dynamic(b))
 		b->invInertiaW = ibMat3_RotateDiag(b->R, b->invInertiaP);
 	else

@@ -169,6 +169,7 @@ bool ib_grow(ibWorld* w, void** array, int32_t* capacity, int32_t need, size_t e
 
 /* body_mass.c */
 void ib_body_update_derived(ibBody* b);
+void ib_body_update_inertia(ibBody* b); /* the part of ib_body_update_derived after b->R (R given) */
 ibResult ib_body_update_mass(ibWorld* w, ibBody* b);
 ibVec3 ib_body_user_position(const ibBody* b);
 ibQuat ib_body_user_rotation(const ibBody* b);
@@ -211,8 +212,9 @@ ibResult ib_joints_before_step(ibWorld* w, double h);   /* force modules: spring
 ibResult ib_joints_position_correction(ibWorld* w, double h);
 ibResult ib_joints_velocity_correction(ibWorld* w, double h);
 /* The state after free motion over h of body i as the joint correction last predicted it (RK4, same
- * state, forces and h: bit-identical to ib_integrate_body); false if there is none. */
-bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidState* out);
+ * state, forces and h: bit-identical to ib_integrate_body) and the rotation matrix of its q
+ * (ibMat3_FromQuat's); false if there is none. */
+bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidState* out, ibMat3* R);
 int ib_joints_rotation_substeps(ibWorld* w, double h, double maxRotation);
 bool ib_joints_velocity_inconsistent(ibWorld* w);
 void ib_joints_measure(ibWorld* w, ibStepStats* stats);

@@ -147,7 +147,7 @@ const ibPose* ib_solver_predicted(ibWorld* w, ibJointStore* st, int32_t i, doubl
 
 static bool same_vec(ibVec3 a, ibVec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
-bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidState* out)
+bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidState* out, ibMat3* R)
 {
 	const ibJointStore* st = w->joints;
 	if (!st || i >= st->predCapacity || w->solver.integrator != IB_INTEGRATOR_RK4) return false;
@@ -160,6 +160,7 @@ bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidSta
 	    !same_vec(pr->text, b->text))
 		return false;
 	*out = pr->next;
+	*R = pr->pose.R; /* of pose.q == next.q */
 	if (!pr->velocities) ib_integrate_velocities(b, h, out);
 	return true;
 }
