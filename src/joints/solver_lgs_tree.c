@@ -912,25 +912,24 @@ static void solve_ball_links(ibWorld* w, LgsTree* t)
 	int32_t nb = t->nodeCount - t->elimCount;
 	for (int32_t k = 0; k < nb; ++k) {
 		LinkBody* lb = &t->linkBodies[k];
-		double* x6 = lb->x;
-		for (int q = 0; q < 6; ++q) x6[q] = 0.0;
+		/* accumulated in registers (lb->x is stored once; it is kept for the damped Newton's back-off) */
+		ibVec3 dv = IB_VEC3_ZERO, dw = IB_VEC3_ZERO;
 		for (int a = 0; a < 2; ++a) {
 			if (lb->link[a] < 0) continue;
 			const LinkNode* jn = &links[lb->link[a]];
 			int sd = lb->side[a];
 			ibVec3 x = ibV3(jn->x[0], jn->x[1], jn->x[2]);
 			ibVec3 ax = ibMat3_MulV(jn->A[sd], x);
-			double f = jn->sg[sd] * jn->invMass[sd];
-			x6[0] -= f * x.x;
-			x6[1] -= f * x.y;
-			x6[2] -= f * x.z;
-			x6[3] -= jn->sg[sd] * ax.x;
-			x6[4] -= jn->sg[sd] * ax.y;
-			x6[5] -= jn->sg[sd] * ax.z;
+			double sg = jn->sg[sd], f = sg * jn->invMass[sd];
+			dv = ibSub(dv, ibScale(f, x));
+			dw = ibSub(dw, ibScale(sg, ax));
 		}
+		double* x6 = lb->x;
+		x6[0] = dv.x, x6[1] = dv.y, x6[2] = dv.z;
+		x6[3] = dw.x, x6[4] = dw.y, x6[5] = dw.z;
 		ibBody* b = &w->bodies[lb->body];
-		b->st.v = ibAdd(b->st.v, ibV3(x6[0], x6[1], x6[2]));
-		b->st.w = ibAdd(b->st.w, ibV3(x6[3], x6[4], x6[5]));
+		b->st.v = ibAdd(b->st.v, dv);
+		b->st.w = ibAdd(b->st.w, dw);
 		b->velVersion++;
 	}
 }
