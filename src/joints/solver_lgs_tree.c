@@ -46,7 +46,7 @@ typedef struct LinkNode {
 	ibMat3 A[2];
 	ibVec3 rr[2];
 	double sg[2], invMass[2];
-	double b[3], z[3], x[3];
+	double b[3], x[3];
 	int32_t parent;  /* link of the parent joint node, -1 for the root */
 	int32_t basic;   /* its ball basic */
 	int32_t body[2]; /* bodies of side 0 / 1 (-1: not dynamic) */
@@ -894,16 +894,21 @@ static void solve_and_apply(ibWorld* w, LgsTree* t)
 static void solve_ball_links(ibWorld* w, LgsTree* t)
 {
 	LinkNode* links = t->links;
+	/* z = Dinv b goes straight into x (the back substitution starts from it), and stays in registers
+	 * for the parent's update */
 	for (int32_t k = 0; k < t->elimCount; ++k) {
 		LinkNode* n = &links[k];
-		mat_vec3(n->Dinv, n->b, n->z, false);
-		if (n->parent >= 0) mat_vec3(n->Ad, n->z, links[n->parent].b, true);
+		const double* D = n->Dinv;
+		const double b0 = n->b[0], b1 = n->b[1], b2 = n->b[2];
+		const double z[3] = {D[0] * b0 + D[1] * b1 + D[2] * b2, D[3] * b0 + D[4] * b1 + D[5] * b2,
+		                     D[6] * b0 + D[7] * b1 + D[8] * b2};
+		n->x[0] = z[0];
+		n->x[1] = z[1];
+		n->x[2] = z[2];
+		if (n->parent >= 0) mat_vec3(n->Ad, z, links[n->parent].b, true);
 	}
 	for (int32_t k = t->elimCount - 1; k >= 0; --k) {
 		LinkNode* n = &links[k];
-		n->x[0] = n->z[0];
-		n->x[1] = n->z[1];
-		n->x[2] = n->z[2];
 		if (n->parent < 0) continue;
 		double Ax[3];
 		mat_vec3(n->Au, links[n->parent].x, Ax, false);
