@@ -193,12 +193,23 @@ static inline __attribute__((always_inline)) void precession(const ibBody* b, in
 	*wL = ibMulAdd(b->st.w, -*nu, axis);
 }
 
-/* out->q over h; out->w too unless !withW (a prediction of the pose only) */
-static inline __attribute__((always_inline)) bool axisymmetric_rotation(const ibBody* b, double h, double tolI, ibRigidState* out, bool withW)
+/* A and C of an axisymmetric body about its principal axis u (axisymmetric_axis' choice) */
+static inline __attribute__((always_inline)) void axis_moments(ibVec3 I, int u, double* A, double* C)
 {
-	int u;
+	if (u == 2)
+		*A = I.x, *C = I.z;
+	else if (u == 1)
+		*A = I.x, *C = I.y;
+	else
+		*A = I.y, *C = I.x;
+}
+
+/* out->q over h of an axisymmetric body about its principal axis u; out->w too unless !withW (a
+ * prediction of the pose only) */
+static inline __attribute__((always_inline)) void axisymmetric_rotation(const ibBody* b, double h, int u, ibRigidState* out, bool withW)
+{
 	double A, C;
-	if (!axisymmetric_axis(b->inertiaP, tolI, &u, &A, &C)) return false;
+	axis_moments(b->inertiaP, u, &A, &C);
 	ibQuat q0;
 	ibVec3 wL;
 	double nu;
@@ -207,7 +218,6 @@ static inline __attribute__((always_inline)) bool axisymmetric_rotation(const ib
 	ibQuat q = ibQuatMul(rotation_quat(ibScale(h, wL)), ibQuatMul(q0, spin));
 	out->q = ibQuatNormalize(q);
 	if (withW) out->w = ibMulAdd(wL, nu, quat_column(out->q, u));
-	return true;
 }
 
 /* 1e-12 of the largest principal moment: the tolerance of "equal moments" */
@@ -218,6 +228,16 @@ static inline double moment_tolerance(ibVec3 I)
 }
 
 static inline bool torque_free(const ibBody* b) { return b->text.x == 0.0 && b->text.y == 0.0 && b->text.z == 0.0; }
+
+int ib_inertia_class(ibVec3 I)
+{
+	double tolI = moment_tolerance(I);
+	if (fabs(I.x - I.y) <= tolI && fabs(I.x - I.z) <= tolI) return IB_INERTIA_SPHERICAL;
+	int u;
+	double A, C;
+	if (axisymmetric_axis(I, tolI, &u, &A, &C)) return IB_INERTIA_AXIS_X + u;
+	return IB_INERTIA_GENERAL;
+}
 
 /* ib_integrate_body, or with pose only the position and orientation (the same arithmetic) and the
  * velocities where they cost nothing extra; returns whether out->v and out->w are set. */
@@ -240,17 +260,20 @@ static inline __attribute__((always_inline)) bool integrate(const ibWorld* w, co
 	if (!pose) out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
 
 	/* [IMPL] no torque and equal principal moments (cubes, spheres): the Euler equation gives a
-	 * constant angular velocity, and the rotation over h is exactly exp(h w) */
-	ibVec3 I = b->inertiaP;
-	double tolI = moment_tolerance(I);
+	 * constant angular velocity, and the rotation over h is exactly exp(h w)
+	 * (b->inertiaClass: ib_inertia_class of the moments, kept with them) */
+	int cls = b->inertiaClass;
 	bool noTorque = torque_free(b);
-	if (noTorque && fabs(I.x - I.y) <= tolI && fabs(I.x - I.z) <= tolI) {
+	if (noTorque && cls == IB_INERTIA_SPHERICAL) {
 		out->q = ibQuatNormalize(ibQuatMul(ibQuat_FromRotationVector(ibScale(h, b->st.w)), b->st.q));
 		out->w = b->st.w;
 		if (pose) out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
 		return true;
 	}
-	if (noTorque && axisymmetric_rotation(b, h, tolI, out, !pose)) return !pose;
+	if (noTorque && cls != IB_INERTIA_GENERAL) {
+		axisymmetric_rotation(b, h, cls - IB_INERTIA_AXIS_X, out, !pose);
+		return !pose;
+	}
 	if (pose) out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
 	RotParams p = {b->inertiaP, b->invInertiaP, b->text, !noTorque};
 	RotState x = {b->st.q, ibInvRotate(b->st.q, b->st.w)};
@@ -280,11 +303,11 @@ bool ib_integrate_pose(const ibWorld* w, const ibBody* b, double h, ibRigidState
 void ib_integrate_velocities(const ibBody* b, double h, ibRigidState* out)
 {
 	out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
-	int u = 2;
-	double A = 0.0, C = 0.0, nu;
+	int u = b->inertiaClass - IB_INERTIA_AXIS_X; /* axisymmetric: ib_integrate_pose returned false */
+	double A, C, nu;
 	ibQuat q0;
 	ibVec3 wL;
-	axisymmetric_axis(b->inertiaP, moment_tolerance(b->inertiaP), &u, &A, &C);
+	axis_moments(b->inertiaP, u, &A, &C);
 	precession(b, u, A, C, &q0, &wL, &nu);
 	out->w = ibMulAdd(wL, nu, quat_column(out->q, u));
 }

@@ -29,6 +29,7 @@ typedef struct ibBody {
 	ibVec3 userForce, userTorque; /* accumulated by ibBody_Apply*, cleared after each step */
 	double mass, invMass;
 	ibVec3 inertiaP, invInertiaP; /* principal moments and their inverses */
+	int8_t inertiaClass; /* ib_inertia_class(inertiaP), set with it (0 = spherical, as for zero moments) */
 	ibVec3 userPos;      /* exact user-frame pose as last set (valid while userPoseExact) */
 	ibQuat userRot;
 	bool userPoseExact;  /* cleared when the body moves; getters then derive the pose from st */
@@ -175,6 +176,10 @@ ibVec3 ib_body_user_position(const ibBody* b);
 ibQuat ib_body_user_rotation(const ibBody* b);
 ibResult ib_check_mass_data(ibWorld* w, const ibMassData* md);
 
+/* Kinds of principal moments for the integrator: all equal, two equal (the unique axis x, y or z),
+ * none equal (within 1e-12 of the largest). */
+enum { IB_INERTIA_SPHERICAL = 0, IB_INERTIA_AXIS_X, IB_INERTIA_AXIS_Y, IB_INERTIA_AXIS_Z, IB_INERTIA_GENERAL };
+int ib_inertia_class(ibVec3 I);
 /* integrator.c: free motion of one body over h (§3.1.2), used by the step and by joint prediction. */
 void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* substepHint,
                        int* substeps);
