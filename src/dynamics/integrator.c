@@ -206,7 +206,8 @@ static inline __attribute__((always_inline)) void axis_moments(ibVec3 I, int u, 
 
 /* out->q over h of an axisymmetric body about its principal axis u; out->w too unless !withW (a
  * prediction of the pose only) */
-static inline __attribute__((always_inline)) void axisymmetric_rotation(const ibBody* b, double h, int u, ibRigidState* out, bool withW)
+static inline __attribute__((always_inline)) void axisymmetric_rotation(const ibBody* b, double h, int u, ibRigidState* out, bool withW,
+                                                                        ibPrecession* pc)
 {
 	double A, C;
 	axis_moments(b->inertiaP, u, &A, &C);
@@ -217,7 +218,12 @@ static inline __attribute__((always_inline)) void axisymmetric_rotation(const ib
 	ibQuat spin = rotation_quat(ibScale(h * nu, ibV3(u == 0, u == 1, u == 2)));
 	ibQuat q = ibQuatMul(rotation_quat(ibScale(h, wL)), ibQuatMul(q0, spin));
 	out->q = ibQuatNormalize(q);
-	if (withW) out->w = ibMulAdd(wL, nu, quat_column(out->q, u));
+	if (withW) {
+		out->w = ibMulAdd(wL, nu, quat_column(out->q, u));
+	} else {
+		pc->wL = wL;
+		pc->nu = nu;
+	}
 }
 
 /* 1e-12 of the largest principal moment: the tolerance of "equal moments" */
@@ -242,7 +248,7 @@ int ib_inertia_class(ibVec3 I)
 /* ib_integrate_body, or with pose only the position and orientation (the same arithmetic) and the
  * velocities where they cost nothing extra; returns whether out->v and out->w are set. */
 static inline __attribute__((always_inline)) bool integrate(const ibWorld* w, const ibBody* b, double h, ibRigidState* out,
-                                                            double* hint, int* substeps, bool pose)
+                                                            double* hint, int* substeps, bool pose, ibPrecession* pc)
 {
 	if (substeps) *substeps = 1;
 	if (b->type == IB_BODY_STATIC) {
@@ -271,7 +277,7 @@ static inline __attribute__((always_inline)) bool integrate(const ibWorld* w, co
 		return true;
 	}
 	if (noTorque && cls != IB_INERTIA_GENERAL) {
-		axisymmetric_rotation(b, h, cls - IB_INERTIA_AXIS_X, out, !pose);
+		axisymmetric_rotation(b, h, cls - IB_INERTIA_AXIS_X, out, !pose, pc);
 		return !pose;
 	}
 	if (pose) out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
@@ -292,24 +298,19 @@ static inline __attribute__((always_inline)) bool integrate(const ibWorld* w, co
 
 void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* hint, int* substeps)
 {
-	integrate(w, b, h, out, hint, substeps, false);
+	integrate(w, b, h, out, hint, substeps, false, NULL);
 }
 
-bool ib_integrate_pose(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* hint)
+bool ib_integrate_pose(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* hint, ibPrecession* pc)
 {
-	return integrate(w, b, h, out, hint, NULL, true);
+	return integrate(w, b, h, out, hint, NULL, true, pc);
 }
 
-void ib_integrate_velocities(const ibBody* b, double h, ibRigidState* out)
+void ib_integrate_velocities(const ibBody* b, double h, const ibPrecession* pc, ibRigidState* out)
 {
 	out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
 	int u = b->inertiaClass - IB_INERTIA_AXIS_X; /* axisymmetric: ib_integrate_pose returned false */
-	double A, C, nu;
-	ibQuat q0;
-	ibVec3 wL;
-	axis_moments(b->inertiaP, u, &A, &C);
-	precession(b, u, A, C, &q0, &wL, &nu);
-	out->w = ibMulAdd(wL, nu, quat_column(out->q, u));
+	out->w = ibMulAdd(pc->wL, pc->nu, quat_column(out->q, u));
 }
 
 void ib_predict_pose(const ibWorld* w, const ibBody* b, double h, ibVec3* s, ibQuat* q)

@@ -184,9 +184,13 @@ int ib_inertia_class(ibVec3 I);
 void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* substepHint,
                        int* substeps);
 /* The same s and q (same arithmetic); v and w only where they cost nothing extra: false if they are
- * not set, then ib_integrate_velocities (same body state, out->q from here) completes them. */
-bool ib_integrate_pose(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* substepHint);
-void ib_integrate_velocities(const ibBody* b, double h, ibRigidState* out);
+ * not set, then ib_integrate_velocities (same body state, out->q and *pc from here) completes them. */
+typedef struct ibPrecession {
+	ibVec3 wL; /* the axisymmetric closed form's w_L and nu (integrator.c) */
+	double nu;
+} ibPrecession;
+bool ib_integrate_pose(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* substepHint, ibPrecession* pc);
+void ib_integrate_velocities(const ibBody* b, double h, const ibPrecession* pc, ibRigidState* out);
 /* Velocity-independent part: advance only the pose of a body with the given state (prediction). */
 void ib_predict_pose(const ibWorld* w, const ibBody* b, double h, ibVec3* s, ibQuat* q);
 

@@ -44,7 +44,8 @@ typedef struct ibPredicted {
 	ibRigidState next, from;
 	ibVec3 fext, text;
 	double h;
-	bool velocities; /* next.v and next.w are set (else ib_integrate_velocities completes them) */
+	bool velocities; /* next.v and next.w are set (else ib_integrate_velocities completes them from pc) */
+	ibPrecession pc;
 } ibPredicted;
 
 typedef struct ibBasicType {

@@ -124,7 +124,7 @@ static __attribute__((noinline)) void predict_body(ibWorld* w, ibJointStore* st,
 		pr->pose.q = b->st.q;
 	} else {
 		double hint = b->substepHint;
-		pr->velocities = ib_integrate_pose(w, b, h, &pr->next, &hint);
+		pr->velocities = ib_integrate_pose(w, b, h, &pr->next, &hint, &pr->pc);
 		pr->pose.s = pr->next.s;
 		pr->pose.q = pr->next.q;
 		pr->from = b->st;
@@ -161,7 +161,7 @@ bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidSta
 		return false;
 	*out = pr->next;
 	*R = pr->pose.R; /* of pose.q == next.q */
-	if (!pr->velocities) ib_integrate_velocities(b, h, out);
+	if (!pr->velocities) ib_integrate_velocities(b, h, &pr->pc, out);
 	return true;
 }
 
