@@ -90,16 +90,6 @@ ibVec3 ib_solver_impulse(const ibBasic* c, ibVec3 r)
 	return p;
 }
 
-double ib_solver_projected_norm(const ibBasic* c, ibVec3 r)
-{
-	double s = 0.0;
-	for (int k = 0; k < c->rows; ++k) {
-		double x = ibDot(c->P[k], r);
-		s += x * x;
-	}
-	return sqrt(s);
-}
-
 void ib_solver_apply(ibWorld* w, const ibBasic* c, ibVec3 p)
 {
 	ibBody* b1 = &w->bodies[c->b1];
@@ -164,17 +154,6 @@ bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidSta
 	if (!pr->velocities) ib_integrate_velocities(b, h, &pr->pc, out);
 	return true;
 }
-
-ibVec3 ib_solver_velocity_error(const ibWorld* w, const ibBasic* c)
-{
-	const ibBody* b1 = &w->bodies[c->b1];
-	const ibBody* b2 = &w->bodies[c->b2];
-	if (c->type->rotational) return ibSub(b2->st.w, b1->st.w);
-	ibVec3 ua = ibAdd(b1->st.v, ibCross(b1->st.w, ibSub(c->a, b1->st.s)));
-	ibVec3 ub = ibAdd(b2->st.v, ibCross(b2->st.w, ibSub(c->b, b2->st.s)));
-	return ibSub(ub, ua);
-}
-
 
 ibVec3 ib_solver_project(const ibBasic* c, ibVec3 r)
 {
