@@ -185,10 +185,21 @@ static inline __attribute__((always_inline)) bool axisymmetric_axis(ibVec3 I, do
 
 /* q0 = q(t0) normalised, w_L and nu of the regular precession from the state at t0 (see below). */
 static inline __attribute__((always_inline)) void precession(const ibBody* b, int u, double A, double C, ibQuat* q0,
-                                                             ibVec3* wL, double* nu)
+                                                             ibVec3* wL, double* nu, ibPoseTerms* pt)
 {
-	*q0 = ibQuatNormalize(b->st.q);
-	ibVec3 axis = quat_column(*q0, u); /* R0 e_u */
+	ibVec3 axis;
+	if (pt && pt->valid) { /* the same pose: the same q0 and axis */
+		*q0 = pt->q0;
+		axis = pt->axis;
+	} else {
+		*q0 = ibQuatNormalize(b->st.q);
+		axis = quat_column(*q0, u); /* R0 e_u */
+		if (pt) {
+			pt->q0 = *q0;
+			pt->axis = axis;
+			pt->valid = true;
+		}
+	}
 	*nu = ibDot(axis, b->st.w) * (A - C) / A;
 	*wL = ibMulAdd(b->st.w, -*nu, axis);
 }
@@ -207,14 +218,14 @@ static inline __attribute__((always_inline)) void axis_moments(ibVec3 I, int u, 
 /* out->q over h of an axisymmetric body about its principal axis u; out->w too unless !withW (a
  * prediction of the pose only) */
 static inline __attribute__((always_inline)) void axisymmetric_rotation(const ibBody* b, double h, int u, ibRigidState* out, bool withW,
-                                                                        ibPrecession* pc)
+                                                                        ibPrecession* pc, ibPoseTerms* pt)
 {
 	double A, C;
 	axis_moments(b->inertiaP, u, &A, &C);
 	ibQuat q0;
 	ibVec3 wL;
 	double nu;
-	precession(b, u, A, C, &q0, &wL, &nu);
+	precession(b, u, A, C, &q0, &wL, &nu, pt);
 	ibQuat spin = rotation_quat(ibScale(h * nu, ibV3(u == 0, u == 1, u == 2)));
 	ibQuat q = ibQuatMul(rotation_quat(ibScale(h, wL)), ibQuatMul(q0, spin));
 	out->q = ibQuatNormalize(q);
@@ -248,7 +259,8 @@ int ib_inertia_class(ibVec3 I)
 /* ib_integrate_body, or with pose only the position and orientation (the same arithmetic) and the
  * velocities where they cost nothing extra; returns whether out->v and out->w are set. */
 static inline __attribute__((always_inline)) bool integrate(const ibWorld* w, const ibBody* b, double h, ibRigidState* out,
-                                                            double* hint, int* substeps, bool pose, ibPrecession* pc)
+                                                            double* hint, int* substeps, bool pose, ibPrecession* pc,
+                                                            ibPoseTerms* pt)
 {
 	if (substeps) *substeps = 1;
 	if (b->type == IB_BODY_STATIC) {
@@ -277,7 +289,7 @@ static inline __attribute__((always_inline)) bool integrate(const ibWorld* w, co
 		return true;
 	}
 	if (noTorque && cls != IB_INERTIA_GENERAL) {
-		axisymmetric_rotation(b, h, cls - IB_INERTIA_AXIS_X, out, !pose, pc);
+		axisymmetric_rotation(b, h, cls - IB_INERTIA_AXIS_X, out, !pose, pc, pt);
 		return !pose;
 	}
 	if (pose) out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
@@ -298,12 +310,13 @@ static inline __attribute__((always_inline)) bool integrate(const ibWorld* w, co
 
 void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* hint, int* substeps)
 {
-	integrate(w, b, h, out, hint, substeps, false, NULL);
+	integrate(w, b, h, out, hint, substeps, false, NULL, NULL);
 }
 
-bool ib_integrate_pose(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* hint, ibPrecession* pc)
+bool ib_integrate_pose(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* hint, ibPrecession* pc,
+                       ibPoseTerms* pt)
 {
-	return integrate(w, b, h, out, hint, NULL, true, pc);
+	return integrate(w, b, h, out, hint, NULL, true, pc, pt);
 }
 
 void ib_integrate_velocities(const ibBody* b, double h, const ibPrecession* pc, ibRigidState* out)

@@ -189,7 +189,16 @@ typedef struct ibPrecession {
 	ibVec3 wL; /* the axisymmetric closed form's w_L and nu (integrator.c) */
 	double nu;
 } ibPrecession;
-bool ib_integrate_pose(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* substepHint, ibPrecession* pc);
+/* Terms of the prediction that depend on the pose alone (the axisymmetric closed form's normalised
+ * q(t0) and R(t0) e_u): filled by the first prediction at a pose and taken by the next ones while
+ * valid; the caller clears valid when the pose may have changed. */
+typedef struct ibPoseTerms {
+	ibQuat q0;
+	ibVec3 axis;
+	bool valid;
+} ibPoseTerms;
+bool ib_integrate_pose(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* substepHint, ibPrecession* pc,
+                       ibPoseTerms* pt);
 void ib_integrate_velocities(const ibBody* b, double h, const ibPrecession* pc, ibRigidState* out);
 /* Velocity-independent part: advance only the pose of a body with the given state (prediction). */
 void ib_predict_pose(const ibWorld* w, const ibBody* b, double h, ibVec3* s, ibQuat* q);

@@ -46,6 +46,8 @@ typedef struct ibPredicted {
 	double h;
 	bool velocities; /* next.v and next.w are set (else ib_integrate_velocities completes them from pc) */
 	ibPrecession pc;
+	ibPoseTerms terms;   /* valid for the pose of w->poseEpoch == termsEpoch */
+	uint32_t termsEpoch;
 } ibPredicted;
 
 typedef struct ibBasicType {

@@ -114,7 +114,11 @@ static __attribute__((noinline)) void predict_body(ibWorld* w, ibJointStore* st,
 		pr->pose.q = b->st.q;
 	} else {
 		double hint = b->substepHint;
-		pr->velocities = ib_integrate_pose(w, b, h, &pr->next, &hint, &pr->pc);
+		if (pr->termsEpoch != w->poseEpoch) { /* the pose changed: its terms are recomputed */
+			pr->terms.valid = false;
+			pr->termsEpoch = w->poseEpoch;
+		}
+		pr->velocities = ib_integrate_pose(w, b, h, &pr->next, &hint, &pr->pc, &pr->terms);
 		pr->pose.s = pr->next.s;
 		pr->pose.q = pr->next.q;
 		pr->from = b->st;
