@@ -326,6 +326,107 @@ void ib_integrate_velocities(const ibBody* b, double h, const ibPrecession* pc, 
 	out->w = ibMulAdd(pc->wL, pc->nu, quat_column(out->q, u));
 }
 
+void ib_pose_terms(const ibBody* b, ibPoseTerms* pt)
+{
+	pt->q0 = ibQuatNormalize(b->st.q);
+	pt->axis = quat_column(pt->q0, b->inertiaClass - IB_INERTIA_AXIS_X);
+	pt->valid = true;
+}
+
+/* ---- two bodies at once: the axisymmetric pose-only prediction lane by lane (SSE2 pairs) ---- */
+static inline __attribute__((always_inline)) ibV2 bc(double x) { return (ibV2){x, x}; }
+
+/* rotation_quat's Horner forms */
+static inline __attribute__((always_inline)) ibV2 poly_cos(ibV2 X)
+{
+	ibV2 p = X * bc(1.0 / 479001600.0);
+	p = X * (bc(-1.0 / 3628800.0) + p);
+	p = X * (bc(1.0 / 40320.0) + p);
+	p = X * (bc(-1.0 / 720.0) + p);
+	p = X * (bc(1.0 / 24.0) + p);
+	p = X * (bc(-1.0 / 2.0) + p);
+	return bc(1.0) + p;
+}
+static inline __attribute__((always_inline)) ibV2 poly_sinc(ibV2 X)
+{
+	ibV2 p = X * bc(1.0 / 6227020800.0);
+	p = X * (bc(-1.0 / 39916800.0) + p);
+	p = X * (bc(1.0 / 362880.0) + p);
+	p = X * (bc(-1.0 / 5040.0) + p);
+	p = X * (bc(1.0 / 120.0) + p);
+	p = X * (bc(-1.0 / 6.0) + p);
+	return bc(1.0) + p;
+}
+
+typedef struct Q2 {
+	ibV2 w, x, y, z;
+} Q2;
+
+/* rotation_quat of (rx, ry, rz) in both lanes; false if a lane is not below 0.5 rad (the libm path) */
+static inline __attribute__((always_inline)) bool rotation_quat2(ibV2 rx, ibV2 ry, ibV2 rz, Q2* q)
+{
+	ibV2 t2 = rx * rx + ry * ry + rz * rz;
+	if (!(t2[0] < 0.25 && t2[1] < 0.25)) return false;
+	ibV2 x2 = bc(0.25) * t2;
+	ibV2 f = bc(0.5) * poly_sinc(x2);
+	*q = (Q2){poly_cos(x2), f * rx, f * ry, f * rz};
+	return true;
+}
+
+/* ibQuatMul lane by lane */
+static inline __attribute__((always_inline)) Q2 quat_mul2(Q2 a, Q2 b)
+{
+	return (Q2){a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+	            a.w * b.y + a.y * b.w + a.z * b.x - a.x * b.z, a.w * b.z + a.z * b.w + a.x * b.y - a.y * b.x};
+}
+
+bool ib_integrate_pose2(const ibBody* const b[2], double h, const ibPoseTerms* const pt[2], ibRigidState* const out[2],
+                        ibPrecession* const pc[2])
+{
+	int u = b[0]->inertiaClass - IB_INERTIA_AXIS_X;
+	double A[2], C[2];
+	for (int l = 0; l < 2; ++l) axis_moments(b[l]->inertiaP, u, &A[l], &C[l]);
+#define IB_P2(expr0, expr1) ((ibV2){(expr0), (expr1)})
+#define IB_F2(field) IB_P2(b[0]->field, b[1]->field)
+	const ibV2 H = bc(h);
+	const ibV2 wx = IB_F2(st.w.x), wy = IB_F2(st.w.y), wz = IB_F2(st.w.z);
+	const ibV2 ax = IB_P2(pt[0]->axis.x, pt[1]->axis.x), ay = IB_P2(pt[0]->axis.y, pt[1]->axis.y),
+	           az = IB_P2(pt[0]->axis.z, pt[1]->axis.z);
+	const ibV2 vA = IB_P2(A[0], A[1]), vC = IB_P2(C[0], C[1]);
+	/* precession: nu = (axis . w) (A - C) / A, w_L = w + (-nu) axis */
+	const ibV2 nu = (ax * wx + ay * wy + az * wz) * (vA - vC) / vA;
+	const ibV2 mnu = -nu;
+	const ibV2 wLx = wx + mnu * ax, wLy = wy + mnu * ay, wLz = wz + mnu * az;
+	/* spin = rotation_quat((h nu) e_u), then rotation_quat(h w_L) */
+	const ibV2 hn = H * nu;
+	Q2 spin, rw;
+	if (!rotation_quat2(hn * bc(u == 0), hn * bc(u == 1), hn * bc(u == 2), &spin)) return false;
+	if (!rotation_quat2(H * wLx, H * wLy, H * wLz, &rw)) return false;
+	const Q2 q0 = {IB_P2(pt[0]->q0.w, pt[1]->q0.w), IB_P2(pt[0]->q0.x, pt[1]->q0.x), IB_P2(pt[0]->q0.y, pt[1]->q0.y),
+	               IB_P2(pt[0]->q0.z, pt[1]->q0.z)};
+	const Q2 q = quat_mul2(rw, quat_mul2(q0, spin));
+	/* ibQuatNormalize */
+	const ibV2 n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
+	const ibV2 n = IB_P2(sqrt(n2[0]), sqrt(n2[1]));
+	if (n[0] == 0.0 || n[1] == 0.0) return false;
+	const ibV2 sc = bc(1.0) / n;
+	const Q2 qn = {q.w * sc, q.x * sc, q.y * sc, q.z * sc};
+	/* eq. 3.3: s + (h v + (0.5 h h / m) f) */
+	const ibV2 k = bc(0.5) * H * H * IB_F2(invMass);
+	const ibV2 sx = IB_F2(st.s.x) + (H * IB_F2(st.v.x) + k * IB_F2(fext.x));
+	const ibV2 sy = IB_F2(st.s.y) + (H * IB_F2(st.v.y) + k * IB_F2(fext.y));
+	const ibV2 sz = IB_F2(st.s.z) + (H * IB_F2(st.v.z) + k * IB_F2(fext.z));
+#undef IB_F2
+#undef IB_P2
+	for (int l = 0; l < 2; ++l) {
+		out[l]->s = ibV3(sx[l], sy[l], sz[l]);
+		out[l]->q = (ibQuat){qn.w[l], qn.x[l], qn.y[l], qn.z[l]};
+		pc[l]->wL = ibV3(wLx[l], wLy[l], wLz[l]);
+		pc[l]->nu = nu[l];
+	}
+	return true;
+}
+
 void ib_predict_pose(const ibWorld* w, const ibBody* b, double h, ibVec3* s, ibQuat* q)
 {
 	ibRigidState st;

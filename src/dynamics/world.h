@@ -200,6 +200,13 @@ typedef struct ibPoseTerms {
 bool ib_integrate_pose(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* substepHint, ibPrecession* pc,
                        ibPoseTerms* pt);
 void ib_integrate_velocities(const ibBody* b, double h, const ibPrecession* pc, ibRigidState* out);
+/* The pose terms of an axisymmetric body (its inertiaClass) at its current pose. */
+void ib_pose_terms(const ibBody* b, ibPoseTerms* pt);
+/* ib_integrate_pose of two dynamic, torque-free bodies of the same axisymmetric inertiaClass with
+ * valid pose terms, lane by lane (the same arithmetic); false (nothing written) where the scalar
+ * path must decide (a rotation of 0.5 rad or more in a step, a zero quaternion). */
+bool ib_integrate_pose2(const ibBody* const b[2], double h, const ibPoseTerms* const pt[2], ibRigidState* const out[2],
+                        ibPrecession* const pc[2]);
 /* Velocity-independent part: advance only the pose of a body with the given state (prediction). */
 void ib_predict_pose(const ibWorld* w, const ibBody* b, double h, ibVec3* s, ibQuat* q);
 

@@ -148,6 +148,8 @@ typedef struct ibJointStore {
 	/* per-body prediction cache (indexed like w->bodies) */
 	ibPredicted* pred;
 	int32_t predCapacity;
+	int32_t* predQueue; /* scratch of ib_solver_predicted_errors: bodies to predict (bodyHigh + 1) */
+	int32_t predQueueCapacity;
 	void* sparse;            /* solver_lgs_sparse.c (CHOLMOD state), NULL until used */
 	/* basics of class c are [classStart[c], classStart[c + 1]) (rebuilt with the basics) */
 	int32_t classStart[IB_CLASS_COUNT + 1];

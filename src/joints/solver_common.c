@@ -103,31 +103,107 @@ void ib_solver_apply(ibWorld* w, const ibBasic* c, ibVec3 p)
 	}
 }
 
+static inline void check_terms_epoch(const ibWorld* w, ibPredicted* pr)
+{
+	if (pr->termsEpoch != w->poseEpoch) { /* the pose changed: its terms are recomputed */
+		pr->terms.valid = false;
+		pr->termsEpoch = w->poseEpoch;
+	}
+}
+
+/* The rest of a prediction of a non-static body once pr->next.s, .q (and pr->pc) are set. */
+static inline void finish_prediction(ibPredicted* pr, const ibBody* b, double h)
+{
+	pr->pose.s = pr->next.s;
+	pr->pose.q = pr->next.q;
+	pr->from = b->st;
+	pr->fext = b->fext;
+	pr->text = b->text;
+	pr->h = h;
+	ib_mat3_from_quat(pr->pose.q, &pr->pose.R);
+	pr->version = b->velVersion;
+}
+
 /* The prediction of body i at t0+h into st->pred[i] (its velocities changed since the last one). */
 static __attribute__((noinline)) void predict_body(ibWorld* w, ibJointStore* st, int32_t i, double h)
 {
 	const ibBody* b = &w->bodies[i];
 	ibPredicted* pr = &st->pred[i];
-	pr->h = 0.0; /* no full state */
 	if (b->type == IB_BODY_STATIC) {
+		pr->h = 0.0; /* no full state */
 		pr->pose.s = b->st.s;
 		pr->pose.q = b->st.q;
-	} else {
-		double hint = b->substepHint;
-		if (pr->termsEpoch != w->poseEpoch) { /* the pose changed: its terms are recomputed */
-			pr->terms.valid = false;
-			pr->termsEpoch = w->poseEpoch;
-		}
-		pr->velocities = ib_integrate_pose(w, b, h, &pr->next, &hint, &pr->pc, &pr->terms);
-		pr->pose.s = pr->next.s;
-		pr->pose.q = pr->next.q;
-		pr->from = b->st;
-		pr->fext = b->fext;
-		pr->text = b->text;
-		pr->h = h;
+		ib_mat3_from_quat(pr->pose.q, &pr->pose.R);
+		pr->version = b->velVersion;
+		return;
 	}
-	ib_mat3_from_quat(pr->pose.q, &pr->pose.R);
-	pr->version = b->velVersion;
+	double hint = b->substepHint;
+	check_terms_epoch(w, pr);
+	pr->velocities = ib_integrate_pose(w, b, h, &pr->next, &hint, &pr->pc, &pr->terms);
+	finish_prediction(pr, b, h);
+}
+
+/* Bodies ib_integrate_pose2 can take: the axisymmetric closed form (dynamic, torque-free). */
+static inline bool pairable(const ibBody* b)
+{
+	return b->type == IB_BODY_DYNAMIC && b->inertiaClass >= IB_INERTIA_AXIS_X && b->inertiaClass <= IB_INERTIA_AXIS_Z &&
+	       b->text.x == 0.0 && b->text.y == 0.0 && b->text.z == 0.0;
+}
+
+/* Two pairable bodies of the same class through ib_integrate_pose2 (one by one where it declines). */
+static void predict_pair(ibWorld* w, ibJointStore* st, int32_t i0, int32_t i1, double h)
+{
+	const ibBody* const b[2] = {&w->bodies[i0], &w->bodies[i1]};
+	ibPredicted* const pr[2] = {&st->pred[i0], &st->pred[i1]};
+	const ibPoseTerms* const pt[2] = {&pr[0]->terms, &pr[1]->terms};
+	ibRigidState* const out[2] = {&pr[0]->next, &pr[1]->next};
+	ibPrecession* const pc[2] = {&pr[0]->pc, &pr[1]->pc};
+	if (!ib_integrate_pose2(b, h, pt, out, pc)) {
+		predict_body(w, st, i0, h);
+		predict_body(w, st, i1, h);
+		return;
+	}
+	for (int l = 0; l < 2; ++l) {
+		pr[l]->velocities = false;
+		finish_prediction(pr[l], b[l], h);
+	}
+}
+
+/* The stale predictions of the bodies of the position rows, before the rows read them: pairable
+ * bodies two at a time (ib_integrate_pose2), the others one by one. Each prediction depends on its
+ * body alone, so the order changes nothing. */
+static void predict_stale(ibWorld* w, ibJointStore* st, double h)
+{
+	int32_t* queue = st->predQueue;
+	int32_t n = 0, pending = -1; /* pending: a queued body waiting for a partner of its class */
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		const ibBasic* c = &st->basics[k];
+		if (c->type->velocityOnly) continue;
+		const int32_t bs[2] = {c->b1, c->b2};
+		for (int sd = 0; sd < 2; ++sd) {
+			int32_t i = bs[sd];
+			ibPredicted* pr = &st->pred[i];
+			const ibBody* b = &w->bodies[i];
+			if (pr->version == b->velVersion) continue; /* current, or queued below */
+			if (!pairable(b)) {
+				predict_body(w, st, i, h);
+				continue;
+			}
+			check_terms_epoch(w, pr);
+			if (!pr->terms.valid) ib_pose_terms(b, &pr->terms);
+			pr->version = b->velVersion; /* queued (predicted before this function returns) */
+			if (pending >= 0 && w->bodies[pending].inertiaClass == b->inertiaClass) {
+				queue[n++] = pending;
+				queue[n++] = i;
+				pending = -1;
+			} else {
+				if (pending >= 0) predict_body(w, st, pending, h);
+				pending = i;
+			}
+		}
+	}
+	if (pending >= 0) predict_body(w, st, pending, h);
+	for (int32_t k = 0; k + 1 < n; k += 2) predict_pair(w, st, queue[k], queue[k + 1], h);
 }
 
 /* ib_solver_predicted with the check of the cache inline (called twice per joint and evaluation) */
@@ -175,6 +251,7 @@ double ib_solver_predicted_errors(ibWorld* w, ibJointStore* st, double h)
 	double worstPos = 0.0, worstAng = 0.0;
 	bool nan = false, anyPos = false, anyAng = false;
 	const double ih = 1.0 / h;
+	predict_stale(w, st, h);
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
 		if (c->type->velocityOnly) {
