@@ -111,8 +111,9 @@ static inline void check_terms_epoch(const ibWorld* w, ibPredicted* pr)
 	}
 }
 
-/* The rest of a prediction of a non-static body once pr->next.s, .q (and pr->pc) are set. */
-static inline void finish_prediction(ibPredicted* pr, const ibBody* b, double h)
+/* The rest of a prediction of a non-static body once pr->next.s, .q (and pr->pc) are set; the
+ * matrix too unless !matrix (the caller sets it). */
+static inline __attribute__((always_inline)) void finish_prediction(ibPredicted* pr, const ibBody* b, double h, bool matrix)
 {
 	pr->pose.s = pr->next.s;
 	pr->pose.q = pr->next.q;
@@ -120,7 +121,7 @@ static inline void finish_prediction(ibPredicted* pr, const ibBody* b, double h)
 	pr->fext = b->fext;
 	pr->text = b->text;
 	pr->h = h;
-	ib_mat3_from_quat(pr->pose.q, &pr->pose.R);
+	if (matrix) ib_mat3_from_quat(pr->pose.q, &pr->pose.R);
 	pr->version = b->velVersion;
 }
 
@@ -140,7 +141,7 @@ static __attribute__((noinline)) void predict_body(ibWorld* w, ibJointStore* st,
 	double hint = b->substepHint;
 	check_terms_epoch(w, pr);
 	pr->velocities = ib_integrate_pose(w, b, h, &pr->next, &hint, &pr->pc, &pr->terms);
-	finish_prediction(pr, b, h);
+	finish_prediction(pr, b, h, true);
 }
 
 /* Bodies ib_integrate_pose2 can take: the axisymmetric closed form (dynamic, torque-free). */
@@ -165,8 +166,9 @@ static void predict_pair(ibWorld* w, ibJointStore* st, int32_t i0, int32_t i1, d
 	}
 	for (int l = 0; l < 2; ++l) {
 		pr[l]->velocities = false;
-		finish_prediction(pr[l], b[l], h);
+		finish_prediction(pr[l], b[l], h, false);
 	}
+	ib_mat3_from_quat2(pr[0]->pose.q, pr[1]->pose.q, &pr[0]->pose.R, &pr[1]->pose.R);
 }
 
 /* The stale predictions of the bodies of the position rows, before the rows read them: pairable
