@@ -1,6 +1,7 @@
 /* Shared pieces of the joint solvers: response matrices (eqs 3.9-3.12), per-instant preparation
  * of basic joints, impulses, prediction cache, velocity errors. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "joints/joint_internal.h"
@@ -217,7 +218,30 @@ static inline __attribute__((always_inline)) const ibPose* predicted(ibWorld* w,
 
 const ibPose* ib_solver_predicted(ibWorld* w, ibJointStore* st, int32_t i, double h) { return predicted(w, st, i, h); }
 
-static bool same_vec(ibVec3 a, ibVec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+/* a[0..n) == b[0..n) element by element (IEEE ==: -0 == 0, NaN != NaN), two at a time (SSE2 pairs) */
+typedef double ibV2c __attribute__((vector_size(16)));
+typedef long long ibV2m __attribute__((vector_size(16)));
+static inline bool same_doubles(const void* a, const void* b, int n)
+{
+	const char* pa = a;
+	const char* pb = b;
+	ibV2m eq = {-1, -1};
+	int k = 0;
+	for (; k + 2 <= n; k += 2) {
+		ibV2c x, y;
+		memcpy(&x, pa + 8 * k, sizeof x);
+		memcpy(&y, pb + 8 * k, sizeof y);
+		eq &= (x == y);
+	}
+	bool same = eq[0] != 0 && eq[1] != 0;
+	for (; k < n; ++k) {
+		double x, y;
+		memcpy(&x, pa + 8 * k, sizeof x);
+		memcpy(&y, pb + 8 * k, sizeof y);
+		same = same && x == y;
+	}
+	return same;
+}
 
 bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidState* out, ibMat3* R)
 {
@@ -226,11 +250,11 @@ bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidSta
 	const ibPredicted* pr = &st->pred[i];
 	const ibBody* b = &w->bodies[i];
 	if (pr->version != b->velVersion || pr->h != h || b->type == IB_BODY_STATIC) return false;
-	const ibRigidState* f = &pr->from;
-	if (!same_vec(f->s, b->st.s) || !same_vec(f->v, b->st.v) || !same_vec(f->w, b->st.w) || f->q.w != b->st.q.w ||
-	    f->q.x != b->st.q.x || f->q.y != b->st.q.y || f->q.z != b->st.q.z || !same_vec(pr->fext, b->fext) ||
-	    !same_vec(pr->text, b->text))
-		return false;
+	/* the state it was predicted from (13 doubles), and fext, text (adjacent in both) */
+	_Static_assert(sizeof(ibRigidState) == 13 * sizeof(double), "ibRigidState: 13 doubles");
+	_Static_assert(offsetof(ibPredicted, text) == offsetof(ibPredicted, fext) + sizeof(ibVec3), "fext, text adjacent");
+	_Static_assert(offsetof(ibBody, text) == offsetof(ibBody, fext) + sizeof(ibVec3), "fext, text adjacent");
+	if (!same_doubles(&pr->from, &b->st, 13) || !same_doubles(&pr->fext, &b->fext, 6)) return false;
 	*out = pr->next;
 	*R = pr->pose.R; /* of pose.q == next.q */
 	if (!pr->velocities) ib_integrate_velocities(b, h, &pr->pc, out);
