@@ -4,10 +4,16 @@
 #include <math.h>
 
 #include "dynamics/world.h"
+#include "math/quat_inline.h"
 
 void ib_body_update_derived(ibBody* b)
 {
-	b->R = ibMat3_FromQuat(b->st.q);
+	ib_mat3_from_quat(b->st.q, &b->R);
+	ib_body_update_inertia(b);
+}
+
+void ib_body_update_inertia(ibBody* b)
+{
 	if (ib_is_dynamic(b))
 		b->invInertiaW = ibMat3_RotateDiag(b->R, b->invInertiaP);
 	else
@@ -56,6 +62,7 @@ ibResult ib_body_update_mass(ibWorld* w, ibBody* b)
 	if (!ib_is_dynamic(b)) {
 		b->mass = b->invMass = 0.0;
 		b->inertiaP = b->invInertiaP = IB_VEC3_ZERO;
+		b->inertiaClass = (int8_t)ib_inertia_class(b->inertiaP);
 		b->localCom = IB_VEC3_ZERO;
 		b->qPrincipal = IB_QUAT_IDENTITY;
 	} else {
@@ -79,6 +86,7 @@ ibResult ib_body_update_mass(ibWorld* w, ibBody* b)
 		b->mass = md.mass;
 		b->invMass = 1.0 / md.mass;
 		b->inertiaP = ev;
+		b->inertiaClass = (int8_t)ib_inertia_class(ev);
 		b->invInertiaP = ibV3(1.0 / ev.x, 1.0 / ev.y, 1.0 / ev.z);
 		b->localCom = md.center;
 		b->qPrincipal = ibQuatNormalize(ibQuat_FromMat3(V));

@@ -142,6 +142,8 @@ static inline ibVec3 quat_column(ibQuat q, int u) /* R(q) e_u */
 	return ibV3(2.0 * (q.x * q.z + q.w * q.y), 2.0 * (q.y * q.z - q.w * q.x), 1.0 - 2.0 * (q.x * q.x + q.y * q.y));
 }
 
+typedef double ibV2 __attribute__((vector_size(16))); /* GCC vector extension: an SSE2 pair */
+
 /* exp of a rotation vector as a quaternion; below 0.5 rad by the Taylor series of cos(x) and
  * sin(x)/x at x = |r|/2 (truncation < 1e-19, no libm call), else ibQuat_FromRotationVector */
 static inline ibQuat rotation_quat(ibVec3 r)
@@ -149,63 +151,149 @@ static inline ibQuat rotation_quat(ibVec3 r)
 	double t2 = ibLengthSq(r);
 	if (!(t2 < 0.25)) return ibQuat_FromRotationVector(r);
 	double x2 = 0.25 * t2;
-	double c = 1.0 + x2 * (-1.0 / 2.0 + x2 * (1.0 / 24.0 + x2 * (-1.0 / 720.0 + x2 * (1.0 / 40320.0 + x2 * (-1.0 / 3628800.0 + x2 * (1.0 / 479001600.0))))));
-	double sx = 1.0 + x2 * (-1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (-1.0 / 5040.0 + x2 * (1.0 / 362880.0 + x2 * (-1.0 / 39916800.0 + x2 * (1.0 / 6227020800.0))))));
+	/* c = 1 + x2 (-1/2 + x2 (1/24 + x2 (-1/720 + x2 (1/40320 + x2 (-1/3628800 + x2 / 479001600))))) and
+	 * sx = 1 + x2 (-1/6 + x2 (1/120 + x2 (-1/5040 + x2 (1/362880 + x2 (-1/39916800 + x2 / 6227020800))))),
+	 * Horner side by side in the two lanes of an SSE2 pair (the same operations, so the same bits) */
+	const ibV2 X = {x2, x2};
+	ibV2 p = X * (ibV2){1.0 / 479001600.0, 1.0 / 6227020800.0};
+	p = X * ((ibV2){-1.0 / 3628800.0, -1.0 / 39916800.0} + p);
+	p = X * ((ibV2){1.0 / 40320.0, 1.0 / 362880.0} + p);
+	p = X * ((ibV2){-1.0 / 720.0, -1.0 / 5040.0} + p);
+	p = X * ((ibV2){1.0 / 24.0, 1.0 / 120.0} + p);
+	p = X * ((ibV2){-1.0 / 2.0, -1.0 / 6.0} + p);
+	p = (ibV2){1.0, 1.0} + p;
+	double c = p[0], sx = p[1];
 	double f = 0.5 * sx; /* sin(|r|/2) / |r| */
 	return (ibQuat){c, f * r.x, f * r.y, f * r.z};
 }
 
-static bool axisymmetric_rotation(const ibBody* b, double h, double tolI, ibRigidState* out)
+/* The unique principal axis u and the moments A (twice) and C of an axisymmetric body; false if
+ * no two principal moments agree within tolI. */
+static inline __attribute__((always_inline)) bool axisymmetric_axis(ibVec3 I, double tolI, int* u, double* A, double* C)
 {
-	ibVec3 I = b->inertiaP;
-	int u;
-	double A, C;
 	if (fabs(I.x - I.y) <= tolI) {
-		u = 2, A = I.x, C = I.z;
+		*u = 2, *A = I.x, *C = I.z;
 	} else if (fabs(I.x - I.z) <= tolI) {
-		u = 1, A = I.x, C = I.y;
+		*u = 1, *A = I.x, *C = I.y;
 	} else if (fabs(I.y - I.z) <= tolI) {
-		u = 0, A = I.y, C = I.x;
+		*u = 0, *A = I.y, *C = I.x;
 	} else {
 		return false;
 	}
-	ibQuat q0 = ibQuatNormalize(b->st.q);
-	ibVec3 axis = quat_column(q0, u); /* R0 e_u */
-	double nu = ibDot(axis, b->st.w) * (A - C) / A;
-	ibVec3 wL = ibMulAdd(b->st.w, -nu, axis);
-	ibQuat spin = rotation_quat(ibScale(h * nu, ibV3(u == 0, u == 1, u == 2)));
-	ibQuat q = ibQuatMul(rotation_quat(ibScale(h, wL)), ibQuatMul(q0, spin));
-	out->q = ibQuatNormalize(q);
-	out->w = ibMulAdd(wL, nu, quat_column(out->q, u));
 	return true;
 }
 
-void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* hint, int* substeps)
+/* q0 = q(t0) normalised, w_L and nu of the regular precession from the state at t0 (see below). */
+static inline __attribute__((always_inline)) void precession(const ibBody* b, int u, double A, double C, ibQuat* q0,
+                                                             ibVec3* wL, double* nu, ibPoseTerms* pt)
 {
-	*out = b->st;
+	ibVec3 axis;
+	if (pt && pt->valid) { /* the same pose: the same q0 and axis */
+		*q0 = pt->q0;
+		axis = pt->axis;
+	} else {
+		*q0 = ibQuatNormalize(b->st.q);
+		axis = quat_column(*q0, u); /* R0 e_u */
+		if (pt) {
+			pt->q0 = *q0;
+			pt->axis = axis;
+			pt->valid = true;
+		}
+	}
+	*nu = ibDot(axis, b->st.w) * (A - C) / A;
+	*wL = ibMulAdd(b->st.w, -*nu, axis);
+}
+
+/* A and C of an axisymmetric body about its principal axis u (axisymmetric_axis' choice) */
+static inline __attribute__((always_inline)) void axis_moments(ibVec3 I, int u, double* A, double* C)
+{
+	if (u == 2)
+		*A = I.x, *C = I.z;
+	else if (u == 1)
+		*A = I.x, *C = I.y;
+	else
+		*A = I.y, *C = I.x;
+}
+
+/* out->q over h of an axisymmetric body about its principal axis u; out->w too unless !withW (a
+ * prediction of the pose only) */
+static inline __attribute__((always_inline)) void axisymmetric_rotation(const ibBody* b, double h, int u, ibRigidState* out, bool withW,
+                                                                        ibPrecession* pc, ibPoseTerms* pt)
+{
+	double A, C;
+	axis_moments(b->inertiaP, u, &A, &C);
+	ibQuat q0;
+	ibVec3 wL;
+	double nu;
+	precession(b, u, A, C, &q0, &wL, &nu, pt);
+	ibQuat spin = rotation_quat(ibScale(h * nu, ibV3(u == 0, u == 1, u == 2)));
+	ibQuat q = ibQuatMul(rotation_quat(ibScale(h, wL)), ibQuatMul(q0, spin));
+	out->q = ibQuatNormalize(q);
+	if (withW) {
+		out->w = ibMulAdd(wL, nu, quat_column(out->q, u));
+	} else {
+		pc->wL = wL;
+		pc->nu = nu;
+	}
+}
+
+/* 1e-12 of the largest principal moment: the tolerance of "equal moments" */
+static inline double moment_tolerance(ibVec3 I)
+{
+	double Iyz = I.y > I.z ? I.y : I.z; /* fmax without the libm call: the moments are finite and >= 0 */
+	return 1e-12 * (I.x > Iyz ? I.x : Iyz);
+}
+
+static inline bool torque_free(const ibBody* b) { return b->text.x == 0.0 && b->text.y == 0.0 && b->text.z == 0.0; }
+
+int ib_inertia_class(ibVec3 I)
+{
+	double tolI = moment_tolerance(I);
+	if (fabs(I.x - I.y) <= tolI && fabs(I.x - I.z) <= tolI) return IB_INERTIA_SPHERICAL;
+	int u;
+	double A, C;
+	if (axisymmetric_axis(I, tolI, &u, &A, &C)) return IB_INERTIA_AXIS_X + u;
+	return IB_INERTIA_GENERAL;
+}
+
+/* ib_integrate_body, or with pose only the position and orientation (the same arithmetic) and the
+ * velocities where they cost nothing extra; returns whether out->v and out->w are set. */
+static inline __attribute__((always_inline)) bool integrate(const ibWorld* w, const ibBody* b, double h, ibRigidState* out,
+                                                            double* hint, int* substeps, bool pose, ibPrecession* pc,
+                                                            ibPoseTerms* pt)
+{
 	if (substeps) *substeps = 1;
-	if (b->type == IB_BODY_STATIC) return;
+	if (b->type == IB_BODY_STATIC) {
+		*out = b->st;
+		return true;
+	}
 	if (b->type == IB_BODY_KINEMATIC) {
+		*out = b->st;
 		out->s = ibMulAdd(b->st.s, h, b->st.v);
 		out->q = ibQuatNormalize(ibQuatMul(ibQuat_FromRotationVector(ibScale(h, b->st.w)), b->st.q));
-		return;
+		return true;
 	}
 	/* eqs 3.3 and 3.2 (uses the old velocity for the position) */
 	out->s = ibAdd(b->st.s, ibAdd(ibScale(h, b->st.v), ibScale(0.5 * h * h * b->invMass, b->fext)));
-	out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
+	if (!pose) out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
 
 	/* [IMPL] no torque and equal principal moments (cubes, spheres): the Euler equation gives a
-	 * constant angular velocity, and the rotation over h is exactly exp(h w) */
-	ibVec3 I = b->inertiaP;
-	double Iyz = I.y > I.z ? I.y : I.z; /* fmax without the libm call: the moments are finite and >= 0 */
-	double tolI = 1e-12 * (I.x > Iyz ? I.x : Iyz);
-	if (b->text.x == 0.0 && b->text.y == 0.0 && b->text.z == 0.0 && fabs(I.x - I.y) <= tolI && fabs(I.x - I.z) <= tolI) {
+	 * constant angular velocity, and the rotation over h is exactly exp(h w)
+	 * (b->inertiaClass: ib_inertia_class of the moments, kept with them) */
+	int cls = b->inertiaClass;
+	bool noTorque = torque_free(b);
+	if (noTorque && cls == IB_INERTIA_SPHERICAL) {
 		out->q = ibQuatNormalize(ibQuatMul(ibQuat_FromRotationVector(ibScale(h, b->st.w)), b->st.q));
 		out->w = b->st.w;
-		return;
+		if (pose) out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
+		return true;
 	}
-	if (b->text.x == 0.0 && b->text.y == 0.0 && b->text.z == 0.0 && axisymmetric_rotation(b, h, tolI, out)) return;
-	RotParams p = {b->inertiaP, b->invInertiaP, b->text, !(b->text.x == 0.0 && b->text.y == 0.0 && b->text.z == 0.0)};
+	if (noTorque && cls != IB_INERTIA_GENERAL) {
+		axisymmetric_rotation(b, h, cls - IB_INERTIA_AXIS_X, out, !pose, pc, pt);
+		return !pose;
+	}
+	if (pose) out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
+	RotParams p = {b->inertiaP, b->invInertiaP, b->text, !noTorque};
 	RotState x = {b->st.q, ibInvRotate(b->st.q, b->st.w)};
 	if (w->solver.integrator == IB_INTEGRATOR_CASH_KARP) {
 		double localHint = hint ? *hint : 0.0;
@@ -217,6 +305,126 @@ void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState
 	}
 	out->q = x.q;
 	out->w = ibRotate(x.q, x.wl);
+	return true;
+}
+
+void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* hint, int* substeps)
+{
+	integrate(w, b, h, out, hint, substeps, false, NULL, NULL);
+}
+
+bool ib_integrate_pose(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* hint, ibPrecession* pc,
+                       ibPoseTerms* pt)
+{
+	return integrate(w, b, h, out, hint, NULL, true, pc, pt);
+}
+
+void ib_integrate_velocities(const ibBody* b, double h, const ibPrecession* pc, ibRigidState* out)
+{
+	out->v = ibMulAdd(b->st.v, h * b->invMass, b->fext);
+	int u = b->inertiaClass - IB_INERTIA_AXIS_X; /* axisymmetric: ib_integrate_pose returned false */
+	out->w = ibMulAdd(pc->wL, pc->nu, quat_column(out->q, u));
+}
+
+void ib_pose_terms(const ibBody* b, ibPoseTerms* pt)
+{
+	pt->q0 = ibQuatNormalize(b->st.q);
+	pt->axis = quat_column(pt->q0, b->inertiaClass - IB_INERTIA_AXIS_X);
+	pt->valid = true;
+}
+
+/* ---- two bodies at once: the axisymmetric pose-only prediction lane by lane (SSE2 pairs) ---- */
+static inline __attribute__((always_inline)) ibV2 bc(double x) { return (ibV2){x, x}; }
+
+/* rotation_quat's Horner forms */
+static inline __attribute__((always_inline)) ibV2 poly_cos(ibV2 X)
+{
+	ibV2 p = X * bc(1.0 / 479001600.0);
+	p = X * (bc(-1.0 / 3628800.0) + p);
+	p = X * (bc(1.0 / 40320.0) + p);
+	p = X * (bc(-1.0 / 720.0) + p);
+	p = X * (bc(1.0 / 24.0) + p);
+	p = X * (bc(-1.0 / 2.0) + p);
+	return bc(1.0) + p;
+}
+static inline __attribute__((always_inline)) ibV2 poly_sinc(ibV2 X)
+{
+	ibV2 p = X * bc(1.0 / 6227020800.0);
+	p = X * (bc(-1.0 / 39916800.0) + p);
+	p = X * (bc(1.0 / 362880.0) + p);
+	p = X * (bc(-1.0 / 5040.0) + p);
+	p = X * (bc(1.0 / 120.0) + p);
+	p = X * (bc(-1.0 / 6.0) + p);
+	return bc(1.0) + p;
+}
+
+typedef struct Q2 {
+	ibV2 w, x, y, z;
+} Q2;
+
+/* rotation_quat of (rx, ry, rz) in both lanes; false if a lane is not below 0.5 rad (the libm path) */
+static inline __attribute__((always_inline)) bool rotation_quat2(ibV2 rx, ibV2 ry, ibV2 rz, Q2* q)
+{
+	ibV2 t2 = rx * rx + ry * ry + rz * rz;
+	if (!(t2[0] < 0.25 && t2[1] < 0.25)) return false;
+	ibV2 x2 = bc(0.25) * t2;
+	ibV2 f = bc(0.5) * poly_sinc(x2);
+	*q = (Q2){poly_cos(x2), f * rx, f * ry, f * rz};
+	return true;
+}
+
+/* ibQuatMul lane by lane */
+static inline __attribute__((always_inline)) Q2 quat_mul2(Q2 a, Q2 b)
+{
+	return (Q2){a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+	            a.w * b.y + a.y * b.w + a.z * b.x - a.x * b.z, a.w * b.z + a.z * b.w + a.x * b.y - a.y * b.x};
+}
+
+bool ib_integrate_pose2(const ibBody* const b[2], double h, const ibPoseTerms* const pt[2], ibRigidState* const out[2],
+                        ibPrecession* const pc[2])
+{
+	int u = b[0]->inertiaClass - IB_INERTIA_AXIS_X;
+	double A[2], C[2];
+	for (int l = 0; l < 2; ++l) axis_moments(b[l]->inertiaP, u, &A[l], &C[l]);
+#define IB_P2(expr0, expr1) ((ibV2){(expr0), (expr1)})
+#define IB_F2(field) IB_P2(b[0]->field, b[1]->field)
+	const ibV2 H = bc(h);
+	const ibV2 wx = IB_F2(st.w.x), wy = IB_F2(st.w.y), wz = IB_F2(st.w.z);
+	const ibV2 ax = IB_P2(pt[0]->axis.x, pt[1]->axis.x), ay = IB_P2(pt[0]->axis.y, pt[1]->axis.y),
+	           az = IB_P2(pt[0]->axis.z, pt[1]->axis.z);
+	const ibV2 vA = IB_P2(A[0], A[1]), vC = IB_P2(C[0], C[1]);
+	/* precession: nu = (axis . w) (A - C) / A, w_L = w + (-nu) axis */
+	const ibV2 nu = (ax * wx + ay * wy + az * wz) * (vA - vC) / vA;
+	const ibV2 mnu = -nu;
+	const ibV2 wLx = wx + mnu * ax, wLy = wy + mnu * ay, wLz = wz + mnu * az;
+	/* spin = rotation_quat((h nu) e_u), then rotation_quat(h w_L) */
+	const ibV2 hn = H * nu;
+	Q2 spin, rw;
+	if (!rotation_quat2(hn * bc(u == 0), hn * bc(u == 1), hn * bc(u == 2), &spin)) return false;
+	if (!rotation_quat2(H * wLx, H * wLy, H * wLz, &rw)) return false;
+	const Q2 q0 = {IB_P2(pt[0]->q0.w, pt[1]->q0.w), IB_P2(pt[0]->q0.x, pt[1]->q0.x), IB_P2(pt[0]->q0.y, pt[1]->q0.y),
+	               IB_P2(pt[0]->q0.z, pt[1]->q0.z)};
+	const Q2 q = quat_mul2(rw, quat_mul2(q0, spin));
+	/* ibQuatNormalize */
+	const ibV2 n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
+	const ibV2 n = IB_P2(sqrt(n2[0]), sqrt(n2[1]));
+	if (n[0] == 0.0 || n[1] == 0.0) return false;
+	const ibV2 sc = bc(1.0) / n;
+	const Q2 qn = {q.w * sc, q.x * sc, q.y * sc, q.z * sc};
+	/* eq. 3.3: s + (h v + (0.5 h h / m) f) */
+	const ibV2 k = bc(0.5) * H * H * IB_F2(invMass);
+	const ibV2 sx = IB_F2(st.s.x) + (H * IB_F2(st.v.x) + k * IB_F2(fext.x));
+	const ibV2 sy = IB_F2(st.s.y) + (H * IB_F2(st.v.y) + k * IB_F2(fext.y));
+	const ibV2 sz = IB_F2(st.s.z) + (H * IB_F2(st.v.z) + k * IB_F2(fext.z));
+#undef IB_F2
+#undef IB_P2
+	for (int l = 0; l < 2; ++l) {
+		out[l]->s = ibV3(sx[l], sy[l], sz[l]);
+		out[l]->q = (ibQuat){qn.w[l], qn.x[l], qn.y[l], qn.z[l]};
+		pc[l]->wL = ibV3(wLx[l], wLy[l], wLz[l]);
+		pc[l]->nu = nu[l];
+	}
+	return true;
 }
 
 void ib_predict_pose(const ibWorld* w, const ibBody* b, double h, ibVec3* s, ibQuat* q)

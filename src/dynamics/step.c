@@ -58,11 +58,15 @@ static void integrate_all(ibWorld* w, double h)
 		if (!b->inUse || b->type == IB_BODY_STATIC || b->sleeping) continue; /* sleeping: not integrated */
 		int sub = 1;
 		ibRigidState next;
-		if (!ib_joints_predicted_state(w, i, h, &next)) /* the joint correction's prediction, if current */
+		if (ib_joints_predicted_state(w, i, h, &next, &b->R)) { /* the joint correction's prediction, if current */
+			b->st = next;
+			ib_body_update_inertia(b); /* b->R: the prediction's, of the same q */
+		} else {
 			ib_integrate_body(w, b, h, &next, &b->substepHint, &sub);
-		b->st = next;
+			b->st = next;
+			ib_body_update_derived(b);
+		}
 		b->userPoseExact = false;
-		ib_body_update_derived(b);
 		if (sub > w->stats.integratorSubsteps) w->stats.integratorSubsteps = sub;
 	}
 	ib_soft_integrate(w, h);

@@ -29,6 +29,7 @@ typedef struct ibBody {
 	ibVec3 userForce, userTorque; /* accumulated by ibBody_Apply*, cleared after each step */
 	double mass, invMass;
 	ibVec3 inertiaP, invInertiaP; /* principal moments and their inverses */
+	int8_t inertiaClass; /* ib_inertia_class(inertiaP), set with it (0 = spherical, as for zero moments) */
 	ibVec3 userPos;      /* exact user-frame pose as last set (valid while userPoseExact) */
 	ibQuat userRot;
 	bool userPoseExact;  /* cleared when the body moves; getters then derive the pose from st */
@@ -170,14 +171,43 @@ bool ib_grow_raw(ibWorld* w, void** array, int32_t* capacity, int32_t need, size
 
 /* body_mass.c */
 void ib_body_update_derived(ibBody* b);
+void ib_body_update_inertia(ibBody* b); /* the part of ib_body_update_derived after b->R (R given) */
 ibResult ib_body_update_mass(ibWorld* w, ibBody* b);
 ibVec3 ib_body_user_position(const ibBody* b);
 ibQuat ib_body_user_rotation(const ibBody* b);
 ibResult ib_check_mass_data(ibWorld* w, const ibMassData* md);
 
+/* Kinds of principal moments for the integrator: all equal, two equal (the unique axis x, y or z),
+ * none equal (within 1e-12 of the largest). */
+enum { IB_INERTIA_SPHERICAL = 0, IB_INERTIA_AXIS_X, IB_INERTIA_AXIS_Y, IB_INERTIA_AXIS_Z, IB_INERTIA_GENERAL };
+int ib_inertia_class(ibVec3 I);
 /* integrator.c: free motion of one body over h (§3.1.2), used by the step and by joint prediction. */
 void ib_integrate_body(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* substepHint,
                        int* substeps);
+/* The same s and q (same arithmetic); v and w only where they cost nothing extra: false if they are
+ * not set, then ib_integrate_velocities (same body state, out->q and *pc from here) completes them. */
+typedef struct ibPrecession {
+	ibVec3 wL; /* the axisymmetric closed form's w_L and nu (integrator.c) */
+	double nu;
+} ibPrecession;
+/* Terms of the prediction that depend on the pose alone (the axisymmetric closed form's normalised
+ * q(t0) and R(t0) e_u): filled by the first prediction at a pose and taken by the next ones while
+ * valid; the caller clears valid when the pose may have changed. */
+typedef struct ibPoseTerms {
+	ibQuat q0;
+	ibVec3 axis;
+	bool valid;
+} ibPoseTerms;
+bool ib_integrate_pose(const ibWorld* w, const ibBody* b, double h, ibRigidState* out, double* substepHint, ibPrecession* pc,
+                       ibPoseTerms* pt);
+void ib_integrate_velocities(const ibBody* b, double h, const ibPrecession* pc, ibRigidState* out);
+/* The pose terms of an axisymmetric body (its inertiaClass) at its current pose. */
+void ib_pose_terms(const ibBody* b, ibPoseTerms* pt);
+/* ib_integrate_pose of two dynamic, torque-free bodies of the same axisymmetric inertiaClass with
+ * valid pose terms, lane by lane (the same arithmetic); false (nothing written) where the scalar
+ * path must decide (a rotation of 0.5 rad or more in a step, a zero quaternion). */
+bool ib_integrate_pose2(const ibBody* const b[2], double h, const ibPoseTerms* const pt[2], ibRigidState* const out[2],
+                        ibPrecession* const pc[2]);
 /* Velocity-independent part: advance only the pose of a body with the given state (prediction). */
 void ib_predict_pose(const ibWorld* w, const ibBody* b, double h, ibVec3* s, ibQuat* q);
 
@@ -208,8 +238,9 @@ ibResult ib_joints_before_step(ibWorld* w, double h);   /* force modules: spring
 ibResult ib_joints_position_correction(ibWorld* w, double h);
 ibResult ib_joints_velocity_correction(ibWorld* w, double h);
 /* The state after free motion over h of body i as the joint correction last predicted it (RK4, same
- * state, forces and h: bit-identical to ib_integrate_body); false if there is none. */
-bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidState* out);
+ * state, forces and h: bit-identical to ib_integrate_body) and the rotation matrix of its q
+ * (ibMat3_FromQuat's); false if there is none. */
+bool ib_joints_predicted_state(const ibWorld* w, int32_t i, double h, ibRigidState* out, ibMat3* R);
 int ib_joints_rotation_substeps(ibWorld* w, double h, double maxRotation);
 bool ib_joints_velocity_inconsistent(ibWorld* w);
 void ib_joints_measure(ibWorld* w, ibStepStats* stats);

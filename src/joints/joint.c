@@ -36,6 +36,7 @@ void ib_joints_destroy_store(ibWorld* w)
 	ib_free(w, st->joints, (size_t)st->jointCapacity * sizeof(ibJoint));
 	ib_free(w, st->basics, (size_t)st->basicCapacity * sizeof(ibBasic));
 	ib_free(w, st->pred, (size_t)st->predCapacity * sizeof(ibPredicted));
+	ib_free(w, st->predQueue, (size_t)st->predQueueCapacity * sizeof(int32_t));
 	ib_free(w, st->rhs, (size_t)st->rhsCapacity * sizeof(ibVec3));
 	ib_lgs_free(w);
 	ib_lgs_sparse_free(w);
@@ -129,7 +130,9 @@ bool ib_joints_rebuild_basics(ibWorld* w)
 {
 	ibJointStore* st = w->joints;
 	if (!st) return true;
-	if (!ib_grow(w, (void**)&st->pred, &st->predCapacity, w->bodyHigh + 1, sizeof(ibPredicted))) return false;
+	if (!ib_grow(w, (void**)&st->pred, &st->predCapacity, w->bodyHigh + 1, sizeof(ibPredicted)) ||
+	    !ib_grow(w, (void**)&st->predQueue, &st->predQueueCapacity, w->bodyHigh + 1, sizeof(int32_t)))
+		return false;
 	if (!st->basicsDirty && st->builtMassEpoch == w->massEpoch && st->builtGroupsVersion == w->solverGroupsVersion)
 		return true;
 	int32_t need = 0;

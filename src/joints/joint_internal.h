@@ -44,6 +44,10 @@ typedef struct ibPredicted {
 	ibRigidState next, from;
 	ibVec3 fext, text;
 	double h;
+	bool velocities; /* next.v and next.w are set (else ib_integrate_velocities completes them from pc) */
+	ibPrecession pc;
+	ibPoseTerms terms;   /* valid for the pose of w->poseEpoch == termsEpoch */
+	uint32_t termsEpoch;
 } ibPredicted;
 
 typedef struct ibBasicType {
@@ -144,6 +148,8 @@ typedef struct ibJointStore {
 	/* per-body prediction cache (indexed like w->bodies) */
 	ibPredicted* pred;
 	int32_t predCapacity;
+	int32_t* predQueue; /* scratch of ib_solver_predicted_errors: bodies to predict (bodyHigh + 1) */
+	int32_t predQueueCapacity;
 	void* sparse;            /* solver_lgs_sparse.c (CHOLMOD state), NULL until used */
 	/* basics of class c are [classStart[c], classStart[c + 1]) (rebuilt with the basics) */
 	int32_t classStart[IB_CLASS_COUNT + 1];
@@ -181,10 +187,28 @@ void ib_solver_prepare(ibWorld* w, ibBasic* c);
 /* Points and projection only (no Minv): what the LGS solvers need. */
 void ib_solver_prepare_points(ibWorld* w, ibBasic* c);
 ibVec3 ib_solver_impulse(const ibBasic* c, ibVec3 r);
-double ib_solver_projected_norm(const ibBasic* c, ibVec3 r);
+/* |P r| (inline: the velocity correction's convergence test runs it for every basic) */
+static inline double ib_solver_projected_norm(const ibBasic* c, ibVec3 r)
+{
+	double s = 0.0;
+	for (int k = 0; k < c->rows; ++k) {
+		double x = ibDot(c->P[k], r);
+		s += x * x;
+	}
+	return sqrt(s);
+}
 void ib_solver_apply(ibWorld* w, const ibBasic* c, ibVec3 p);
 const ibPose* ib_solver_predicted(ibWorld* w, ibJointStore* st, int32_t i, double h);
-ibVec3 ib_solver_velocity_error(const ibWorld* w, const ibBasic* c);
+/* Relative velocity at the joint: u_b - u_a at (a, b), or w2 - w1 for rotational rows (inline, as above). */
+static inline ibVec3 ib_solver_velocity_error(const ibWorld* w, const ibBasic* c)
+{
+	const ibBody* b1 = &w->bodies[c->b1];
+	const ibBody* b2 = &w->bodies[c->b2];
+	if (c->type->rotational) return ibSub(b2->st.w, b1->st.w);
+	ibVec3 ua = ibAdd(b1->st.v, ibCross(b1->st.w, ibSub(c->a, b1->st.s)));
+	ibVec3 ub = ibAdd(b2->st.v, ibCross(b2->st.w, ibSub(c->b, b2->st.s)));
+	return ibSub(ub, ua);
+}
 /* Component of r in the rows of c (P^T P r): warm-start impulses must not act in free DOFs. */
 ibVec3 ib_solver_project(const ibBasic* c, ibVec3 r);
 /* Predicted errors d(t0+h) of all position rows, stored as d/h in st->rhs; returns max |d| / tolerance. */

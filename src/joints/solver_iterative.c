@@ -153,6 +153,10 @@ ibResult ib_iterative_velocity_correction(ibWorld* w, double h, bool warmStart)
 }
 
 /* Errors after the step, measured from the body states alone (not from the loops' bookkeeping). */
+/* fmax without the libm call (a NaN argument gives the other one, as fmax; the errors are norms, so
+ * no signed zeros arise) */
+static inline double max_of(double a, double b) { return (b > a || isnan(a)) ? b : a; }
+
 void ib_joints_measure(ibWorld* w, ibStepStats* stats)
 {
 	ibJointStore* st = ib_joint_store(w, false);
@@ -167,19 +171,23 @@ void ib_joints_measure(ibWorld* w, ibStepStats* stats)
 		ib_solver_prepare_points(w, c); /* points and rows; the response inverse is not needed here */
 		ibJoint* jt = &st->joints[c->joint];
 		if (!c->type->velocityOnly) {
-			ibPose p1 = ib_body_pose(&w->bodies[c->b1]), p2 = ib_body_pose(&w->bodies[c->b2]);
-			c->posError = ibLength(c->type->error(c, &p1, &p2));
-			if (c->type->rotational) {
-				jt->angError = fmax(jt->angError, c->posError);
-				stats->maxAngularError = fmax(stats->maxAngularError, c->posError);
+			if (c->type == &ib_basic_ball) { /* ball_error at the current poses: the points just prepared */
+				c->posError = ibLength(ibSub(c->b, c->a));
 			} else {
-				jt->posError = fmax(jt->posError, c->posError);
-				stats->maxPositionError = fmax(stats->maxPositionError, c->posError);
+				ibPose p1 = ib_body_pose(&w->bodies[c->b1]), p2 = ib_body_pose(&w->bodies[c->b2]);
+				c->posError = ibLength(c->type->error(c, &p1, &p2));
+			}
+			if (c->type->rotational) {
+				jt->angError = max_of(jt->angError, c->posError);
+				stats->maxAngularError = max_of(stats->maxAngularError, c->posError);
+			} else {
+				jt->posError = max_of(jt->posError, c->posError);
+				stats->maxPositionError = max_of(stats->maxPositionError, c->posError);
 			}
 		}
 		c->velError = ib_solver_projected_norm(c, ib_solver_velocity_error(w, c));
-		jt->velError = fmax(jt->velError, c->velError);
-		stats->maxVelocityError = fmax(stats->maxVelocityError, c->velError);
+		jt->velError = max_of(jt->velError, c->velError);
+		stats->maxVelocityError = max_of(stats->maxVelocityError, c->velError);
 		jt->iterations += c->iterations;
 	}
 }

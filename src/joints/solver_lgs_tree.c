@@ -46,7 +46,7 @@ typedef struct LinkNode {
 	ibMat3 A[2];
 	ibVec3 rr[2];
 	double sg[2], invMass[2];
-	double b[3], z[3], x[3];
+	double b[3], x[3];
 	int32_t parent;  /* link of the parent joint node, -1 for the root */
 	int32_t basic;   /* its ball basic */
 	int32_t body[2]; /* bodies of side 0 / 1 (-1: not dynamic) */
@@ -462,20 +462,39 @@ static inline __attribute__((always_inline)) void mat_mul_n(const double* A, con
 		}
 }
 
-/* C = A B or C -= A B for 3 x 3 blocks, written out (the loop form was not unrolled at -O2). */
+/* Pairs of doubles (GCC vector extension: SSE2). Each lane does the operations of the scalar form in
+ * the same order (no contraction, no reassociation), so the results are the same bits. */
+typedef double ibV2 __attribute__((vector_size(16)));
+static inline __attribute__((always_inline)) ibV2 ld2(const double* p)
+{
+	ibV2 v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+static inline __attribute__((always_inline)) void st2(double* p, ibV2 v) { memcpy(p, &v, sizeof v); }
+static inline __attribute__((always_inline)) ibV2 bc2(double x) { return (ibV2){x, x}; }
+
+/* C = A B or C -= A B for 3 x 3 blocks, written out (the loop form was not unrolled at -O2); columns
+ * 0 and 1 of each row as a pair, every entry summed as a_i0 b_0q + a_i1 b_1q + a_i2 b_2q. */
 static inline __attribute__((always_inline)) void mat_mul3(const double* A, const double* B, double* C, bool sub)
 {
-	double r[9];
+	const ibV2 b0 = ld2(B), b1 = ld2(B + 3), b2 = ld2(B + 6);
+	ibV2 r01[3];
+	double r2[3];
 	for (int i = 0; i < 3; ++i) {
 		const double a0 = A[3 * i], a1 = A[3 * i + 1], a2 = A[3 * i + 2];
-		r[3 * i] = a0 * B[0] + a1 * B[3] + a2 * B[6];
-		r[3 * i + 1] = a0 * B[1] + a1 * B[4] + a2 * B[7];
-		r[3 * i + 2] = a0 * B[2] + a1 * B[5] + a2 * B[8];
+		r01[i] = bc2(a0) * b0 + bc2(a1) * b1 + bc2(a2) * b2;
+		r2[i] = a0 * B[2] + a1 * B[5] + a2 * B[8];
 	}
-	if (sub)
-		for (int i = 0; i < 9; ++i) C[i] -= r[i];
-	else
-		for (int i = 0; i < 9; ++i) C[i] = r[i];
+	for (int i = 0; i < 3; ++i) {
+		if (sub) {
+			st2(C + 3 * i, ld2(C + 3 * i) - r01[i]);
+			C[3 * i + 2] -= r2[i];
+		} else {
+			st2(C + 3 * i, r01[i]);
+			C[3 * i + 2] = r2[i];
+		}
+	}
 }
 
 static inline __attribute__((always_inline)) void mat_mul(const double* A, const double* B, double* C, int n, int k,
@@ -563,33 +582,36 @@ static inline ibMat3 mul_skew_right(ibMat3 A, ibVec3 r)
 }
 
 /* out (3 x 3, row-major) = s (im E - [r]x A), written out: the point-response block of a contracted
- * ball-joint body (the ibMat3-valued loop form cost ~4x the arithmetic). */
+ * ball-joint body (the ibMat3-valued loop form cost ~4x the arithmetic); columns 0 and 1 as pairs. */
 static inline __attribute__((always_inline)) void point_block(double* out, double s, double im, ibVec3 r, const ibMat3* A)
 {
 	const double* a0 = A->m[0];
 	const double* a1 = A->m[1];
 	const double* a2 = A->m[2];
-	for (int k = 0; k < 3; ++k) {
-		double c0 = r.y * a2[k] - r.z * a1[k];
-		double c1 = r.z * a0[k] - r.x * a2[k];
-		double c2 = r.x * a1[k] - r.y * a0[k];
-		out[k] = s * ((k == 0 ? im : 0.0) - c0);
-		out[3 + k] = s * ((k == 1 ? im : 0.0) - c1);
-		out[6 + k] = s * ((k == 2 ? im : 0.0) - c2);
-	}
+	const ibV2 rx = bc2(r.x), ry = bc2(r.y), rz = bc2(r.z), s2 = bc2(s);
+	const ibV2 A0 = ld2(a0), A1 = ld2(a1), A2 = ld2(a2);
+	st2(out, s2 * ((ibV2){im, 0.0} - (ry * A2 - rz * A1)));
+	st2(out + 3, s2 * ((ibV2){0.0, im} - (rz * A0 - rx * A2)));
+	st2(out + 6, s2 * ((ibV2){0.0, 0.0} - (rx * A1 - ry * A0)));
+	out[2] = s * (0.0 - (r.y * a2[2] - r.z * a1[2]));
+	out[5] = s * (0.0 - (r.z * a0[2] - r.x * a2[2]));
+	out[8] = s * (im - (r.x * a1[2] - r.y * a0[2]));
 }
 
-/* D -= im E - [r]x A (3 x 3, row-major). */
+/* D -= im E - [r]x A (3 x 3, row-major), columns 0 and 1 as pairs. */
 static inline __attribute__((always_inline)) void point_block_sub(double* D, double im, ibVec3 r, const ibMat3* A)
 {
 	const double* a0 = A->m[0];
 	const double* a1 = A->m[1];
 	const double* a2 = A->m[2];
-	for (int k = 0; k < 3; ++k) {
-		D[k] += r.y * a2[k] - r.z * a1[k];
-		D[3 + k] += r.z * a0[k] - r.x * a2[k];
-		D[6 + k] += r.x * a1[k] - r.y * a0[k];
-	}
+	const ibV2 rx = bc2(r.x), ry = bc2(r.y), rz = bc2(r.z);
+	const ibV2 A0 = ld2(a0), A1 = ld2(a1), A2 = ld2(a2);
+	st2(D, ld2(D) + (ry * A2 - rz * A1));
+	st2(D + 3, ld2(D + 3) + (rz * A0 - rx * A2));
+	st2(D + 6, ld2(D + 6) + (rx * A1 - ry * A0));
+	D[2] += r.y * a2[2] - r.z * a1[2];
+	D[5] += r.z * a0[2] - r.x * a2[2];
+	D[8] += r.x * a1[2] - r.y * a0[2];
 	D[0] -= im;
 	D[4] -= im;
 	D[8] -= im;
@@ -872,16 +894,21 @@ static void solve_and_apply(ibWorld* w, LgsTree* t)
 static void solve_ball_links(ibWorld* w, LgsTree* t)
 {
 	LinkNode* links = t->links;
+	/* z = Dinv b goes straight into x (the back substitution starts from it), and stays in registers
+	 * for the parent's update */
 	for (int32_t k = 0; k < t->elimCount; ++k) {
 		LinkNode* n = &links[k];
-		mat_vec3(n->Dinv, n->b, n->z, false);
-		if (n->parent >= 0) mat_vec3(n->Ad, n->z, links[n->parent].b, true);
+		const double* D = n->Dinv;
+		const double b0 = n->b[0], b1 = n->b[1], b2 = n->b[2];
+		const double z[3] = {D[0] * b0 + D[1] * b1 + D[2] * b2, D[3] * b0 + D[4] * b1 + D[5] * b2,
+		                     D[6] * b0 + D[7] * b1 + D[8] * b2};
+		n->x[0] = z[0];
+		n->x[1] = z[1];
+		n->x[2] = z[2];
+		if (n->parent >= 0) mat_vec3(n->Ad, z, links[n->parent].b, true);
 	}
 	for (int32_t k = t->elimCount - 1; k >= 0; --k) {
 		LinkNode* n = &links[k];
-		n->x[0] = n->z[0];
-		n->x[1] = n->z[1];
-		n->x[2] = n->z[2];
 		if (n->parent < 0) continue;
 		double Ax[3];
 		mat_vec3(n->Au, links[n->parent].x, Ax, false);
@@ -890,25 +917,24 @@ static void solve_ball_links(ibWorld* w, LgsTree* t)
 	int32_t nb = t->nodeCount - t->elimCount;
 	for (int32_t k = 0; k < nb; ++k) {
 		LinkBody* lb = &t->linkBodies[k];
-		double* x6 = lb->x;
-		for (int q = 0; q < 6; ++q) x6[q] = 0.0;
+		/* accumulated in registers (lb->x is stored once; it is kept for the damped Newton's back-off) */
+		ibVec3 dv = IB_VEC3_ZERO, dw = IB_VEC3_ZERO;
 		for (int a = 0; a < 2; ++a) {
 			if (lb->link[a] < 0) continue;
 			const LinkNode* jn = &links[lb->link[a]];
 			int sd = lb->side[a];
 			ibVec3 x = ibV3(jn->x[0], jn->x[1], jn->x[2]);
 			ibVec3 ax = ibMat3_MulV(jn->A[sd], x);
-			double f = jn->sg[sd] * jn->invMass[sd];
-			x6[0] -= f * x.x;
-			x6[1] -= f * x.y;
-			x6[2] -= f * x.z;
-			x6[3] -= jn->sg[sd] * ax.x;
-			x6[4] -= jn->sg[sd] * ax.y;
-			x6[5] -= jn->sg[sd] * ax.z;
+			double sg = jn->sg[sd], f = sg * jn->invMass[sd];
+			dv = ibSub(dv, ibScale(f, x));
+			dw = ibSub(dw, ibScale(sg, ax));
 		}
+		double* x6 = lb->x;
+		x6[0] = dv.x, x6[1] = dv.y, x6[2] = dv.z;
+		x6[3] = dw.x, x6[4] = dw.y, x6[5] = dw.z;
 		ibBody* b = &w->bodies[lb->body];
-		b->st.v = ibAdd(b->st.v, ibV3(x6[0], x6[1], x6[2]));
-		b->st.w = ibAdd(b->st.w, ibV3(x6[3], x6[4], x6[5]));
+		b->st.v = ibAdd(b->st.v, dv);
+		b->st.w = ibAdd(b->st.w, dw);
 		b->velVersion++;
 	}
 }

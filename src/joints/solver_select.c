@@ -97,7 +97,10 @@ ibResult ib_joints_position_correction(ibWorld* w, double h)
 	ibJointStore* st = w->joints;
 	if (st && !ib_joints_rebuild_basics(w)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in joint solver");
 	if (!st || st->basicCount == 0) return ib_soft_position_correction(w, h); /* soft rows alone */
-	for (int32_t i = 0; i < w->bodyHigh; ++i) st->pred[i].version = ~w->bodies[i].velVersion;
+	for (int32_t i = 0; i < w->bodyHigh; ++i) {
+		st->pred[i].version = ~w->bodies[i].velVersion;
+		st->pred[i].terms.valid = false; /* recomputed at this pose */
+	}
 	/* LGS ranges: the soft rows alternate with the rigid solves; iterative only: swept inside its loop */
 	ib_limits_begin(w, h);
 	ibResult r = has_lgs_range(w) ? ib_soft_position_hybrid(w, h, run_position_classes) : run_classes(w, h, false);

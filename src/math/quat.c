@@ -2,23 +2,12 @@
  * vectors. Formulas: thesis Appendix A (A.2 quaternion -> matrix, Algorithm A.1 matrix ->
  * quaternion, Algorithm A.2 quaternion -> axis/angle), as corrected in DIGEST.md section 27. */
 #include "ibdyn/math.h"
+#include "math/quat_inline.h"
 
-/* App. A.2, column convention: R v == q v q* for a unit quaternion q. */
 IB_API ibMat3 ibMat3_FromQuat(ibQuat q)
 {
-	double xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
-	double xy = q.x * q.y, yz = q.y * q.z, zx = q.z * q.x;
-	double xw = q.x * q.w, yw = q.y * q.w, zw = q.z * q.w;
 	ibMat3 R;
-	R.m[0][0] = 1.0 - 2.0 * (yy + zz);
-	R.m[0][1] = 2.0 * (xy - zw);
-	R.m[0][2] = 2.0 * (zx + yw);
-	R.m[1][0] = 2.0 * (xy + zw);
-	R.m[1][1] = 1.0 - 2.0 * (zz + xx);
-	R.m[1][2] = 2.0 * (yz - xw);
-	R.m[2][0] = 2.0 * (zx - yw);
-	R.m[2][1] = 2.0 * (yz + xw);
-	R.m[2][2] = 1.0 - 2.0 * (xx + yy);
+	ib_mat3_from_quat(q, &R);
 	return R;
 }
 
