@@ -246,7 +246,7 @@ static void pinv_spd(const double* A, int n, double* L, double* out)
 			for (int k = 0; k < j; ++k) s -= L[i * n + k] * L[j * n + k];
 			L[i * n + j] = live ? s / lj : 0.0;
 		}
-		for (int i = 0; i < j; ++i) L[i * n + j] = 0.0;
+		for (size_t i = 0; i < (size_t)j; ++i) L[i * (size_t)n + (size_t)j] = 0.0; /* size_t: no int overflow for GCC to assume */
 	}
 	for (int c = 0; c < n; ++c) {
 		/* forward: L y = e_c (y in out's column c), then back: L^T x = y */
