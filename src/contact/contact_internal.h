@@ -138,7 +138,8 @@ double ib_contact_resting_speed(const ibWorld* w); /* eps_rc */
 void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs);
 void ib_contacts_keep(ibWorld* w, ibContactStore* cs);
 /* contact_warm.c: the kept impulses of the m points of one manifold (cs->prev) reduced to its net
- * force, spread over the points (uniform normal loads on a face, friction proportional to the loads) */
+ * force, spread over the points (uniform normal loads on a resting face unless keepLoads, friction
+ * proportional to the loads) */
 void ib_contacts_balance_warm(ibContactRow* g, int32_t m, bool keepLoads);
 ibVec3 ib_contact_rel_velocity(const ibWorld* w, const ibContactRow* c);
 void ib_contact_apply(ibWorld* w, const ibContactRow* c, ibVec3 p);
