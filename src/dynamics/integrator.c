@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "dynamics/world.h"
+#include "math/v2.h"
 
 typedef struct RotState {
 	ibQuat q;
@@ -142,26 +143,31 @@ static inline ibVec3 quat_column(ibQuat q, int u) /* R(q) e_u */
 	return ibV3(2.0 * (q.x * q.z + q.w * q.y), 2.0 * (q.y * q.z - q.w * q.x), 1.0 - 2.0 * (q.x * q.x + q.y * q.y));
 }
 
-typedef double ibV2 __attribute__((vector_size(16))); /* GCC vector extension: an SSE2 pair */
+
+/* Taylor series at x2 = (|r|/2)^2 of cos (lane 0) and sin(x)/x (lane 1):
+ * 1 + x2 (k[0] + x2 (k[1] + ... + x2 k[5])), truncation < 1e-19 below 0.5 rad */
+static const ibV2 COS_SINC[6] = {{-1.0 / 2.0, -1.0 / 6.0},           {1.0 / 24.0, 1.0 / 120.0},
+                                 {-1.0 / 720.0, -1.0 / 5040.0},      {1.0 / 40320.0, 1.0 / 362880.0},
+                                 {-1.0 / 3628800.0, -1.0 / 39916800.0}, {1.0 / 479001600.0, 1.0 / 6227020800.0}};
+
+/* The series by Horner lane by lane: lane < 0 both series (cos, sinc) at X; lane 0 or 1 that series in
+ * both lanes (two bodies' X). The same operations in every use, so the same bits. */
+static inline __attribute__((always_inline)) ibV2 cos_sinc(ibV2 X, int lane)
+{
+	ibV2 p = X * (lane < 0 ? COS_SINC[5] : (ibV2){COS_SINC[5][lane], COS_SINC[5][lane]});
+#pragma GCC unroll 5
+	for (int k = 4; k >= 0; --k) p = X * ((lane < 0 ? COS_SINC[k] : (ibV2){COS_SINC[k][lane], COS_SINC[k][lane]}) + p);
+	return (ibV2){1.0, 1.0} + p;
+}
 
 /* exp of a rotation vector as a quaternion; below 0.5 rad by the Taylor series of cos(x) and
- * sin(x)/x at x = |r|/2 (truncation < 1e-19, no libm call), else ibQuat_FromRotationVector */
+ * sin(x)/x at x = |r|/2 (no libm call), else ibQuat_FromRotationVector */
 static inline ibQuat rotation_quat(ibVec3 r)
 {
 	double t2 = ibLengthSq(r);
 	if (!(t2 < 0.25)) return ibQuat_FromRotationVector(r);
 	double x2 = 0.25 * t2;
-	/* c = 1 + x2 (-1/2 + x2 (1/24 + x2 (-1/720 + x2 (1/40320 + x2 (-1/3628800 + x2 / 479001600))))) and
-	 * sx = 1 + x2 (-1/6 + x2 (1/120 + x2 (-1/5040 + x2 (1/362880 + x2 (-1/39916800 + x2 / 6227020800))))),
-	 * Horner side by side in the two lanes of an SSE2 pair (the same operations, so the same bits) */
-	const ibV2 X = {x2, x2};
-	ibV2 p = X * (ibV2){1.0 / 479001600.0, 1.0 / 6227020800.0};
-	p = X * ((ibV2){-1.0 / 3628800.0, -1.0 / 39916800.0} + p);
-	p = X * ((ibV2){1.0 / 40320.0, 1.0 / 362880.0} + p);
-	p = X * ((ibV2){-1.0 / 720.0, -1.0 / 5040.0} + p);
-	p = X * ((ibV2){1.0 / 24.0, 1.0 / 120.0} + p);
-	p = X * ((ibV2){-1.0 / 2.0, -1.0 / 6.0} + p);
-	p = (ibV2){1.0, 1.0} + p;
+	ibV2 p = cos_sinc((ibV2){x2, x2}, -1);
 	double c = p[0], sx = p[1];
 	double f = 0.5 * sx; /* sin(|r|/2) / |r| */
 	return (ibQuat){c, f * r.x, f * r.y, f * r.z};
@@ -334,30 +340,6 @@ void ib_pose_terms(const ibBody* b, ibPoseTerms* pt)
 }
 
 /* ---- two bodies at once: the axisymmetric pose-only prediction lane by lane (SSE2 pairs) ---- */
-static inline __attribute__((always_inline)) ibV2 bc(double x) { return (ibV2){x, x}; }
-
-/* rotation_quat's Horner forms */
-static inline __attribute__((always_inline)) ibV2 poly_cos(ibV2 X)
-{
-	ibV2 p = X * bc(1.0 / 479001600.0);
-	p = X * (bc(-1.0 / 3628800.0) + p);
-	p = X * (bc(1.0 / 40320.0) + p);
-	p = X * (bc(-1.0 / 720.0) + p);
-	p = X * (bc(1.0 / 24.0) + p);
-	p = X * (bc(-1.0 / 2.0) + p);
-	return bc(1.0) + p;
-}
-static inline __attribute__((always_inline)) ibV2 poly_sinc(ibV2 X)
-{
-	ibV2 p = X * bc(1.0 / 6227020800.0);
-	p = X * (bc(-1.0 / 39916800.0) + p);
-	p = X * (bc(1.0 / 362880.0) + p);
-	p = X * (bc(-1.0 / 5040.0) + p);
-	p = X * (bc(1.0 / 120.0) + p);
-	p = X * (bc(-1.0 / 6.0) + p);
-	return bc(1.0) + p;
-}
-
 typedef struct Q2 {
 	ibV2 w, x, y, z;
 } Q2;
@@ -367,9 +349,9 @@ static inline __attribute__((always_inline)) bool rotation_quat2(ibV2 rx, ibV2 r
 {
 	ibV2 t2 = rx * rx + ry * ry + rz * rz;
 	if (!(t2[0] < 0.25 && t2[1] < 0.25)) return false;
-	ibV2 x2 = bc(0.25) * t2;
-	ibV2 f = bc(0.5) * poly_sinc(x2);
-	*q = (Q2){poly_cos(x2), f * rx, f * ry, f * rz};
+	ibV2 x2 = ib_v2_bc(0.25) * t2;
+	ibV2 f = ib_v2_bc(0.5) * cos_sinc(x2, 1);
+	*q = (Q2){cos_sinc(x2, 0), f * rx, f * ry, f * rz};
 	return true;
 }
 
@@ -388,7 +370,7 @@ bool ib_integrate_pose2(const ibBody* const b[2], double h, const ibPoseTerms* c
 	for (int l = 0; l < 2; ++l) axis_moments(b[l]->inertiaP, u, &A[l], &C[l]);
 #define IB_P2(expr0, expr1) ((ibV2){(expr0), (expr1)})
 #define IB_F2(field) IB_P2(b[0]->field, b[1]->field)
-	const ibV2 H = bc(h);
+	const ibV2 H = ib_v2_bc(h);
 	const ibV2 wx = IB_F2(st.w.x), wy = IB_F2(st.w.y), wz = IB_F2(st.w.z);
 	const ibV2 ax = IB_P2(pt[0]->axis.x, pt[1]->axis.x), ay = IB_P2(pt[0]->axis.y, pt[1]->axis.y),
 	           az = IB_P2(pt[0]->axis.z, pt[1]->axis.z);
@@ -400,7 +382,7 @@ bool ib_integrate_pose2(const ibBody* const b[2], double h, const ibPoseTerms* c
 	/* spin = rotation_quat((h nu) e_u), then rotation_quat(h w_L) */
 	const ibV2 hn = H * nu;
 	Q2 spin, rw;
-	if (!rotation_quat2(hn * bc(u == 0), hn * bc(u == 1), hn * bc(u == 2), &spin)) return false;
+	if (!rotation_quat2(hn * ib_v2_bc(u == 0), hn * ib_v2_bc(u == 1), hn * ib_v2_bc(u == 2), &spin)) return false;
 	if (!rotation_quat2(H * wLx, H * wLy, H * wLz, &rw)) return false;
 	const Q2 q0 = {IB_P2(pt[0]->q0.w, pt[1]->q0.w), IB_P2(pt[0]->q0.x, pt[1]->q0.x), IB_P2(pt[0]->q0.y, pt[1]->q0.y),
 	               IB_P2(pt[0]->q0.z, pt[1]->q0.z)};
@@ -409,10 +391,10 @@ bool ib_integrate_pose2(const ibBody* const b[2], double h, const ibPoseTerms* c
 	const ibV2 n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
 	const ibV2 n = IB_P2(sqrt(n2[0]), sqrt(n2[1]));
 	if (n[0] == 0.0 || n[1] == 0.0) return false;
-	const ibV2 sc = bc(1.0) / n;
+	const ibV2 sc = ib_v2_bc(1.0) / n;
 	const Q2 qn = {q.w * sc, q.x * sc, q.y * sc, q.z * sc};
 	/* eq. 3.3: s + (h v + (0.5 h h / m) f) */
-	const ibV2 k = bc(0.5) * H * H * IB_F2(invMass);
+	const ibV2 k = ib_v2_bc(0.5) * H * H * IB_F2(invMass);
 	const ibV2 sx = IB_F2(st.s.x) + (H * IB_F2(st.v.x) + k * IB_F2(fext.x));
 	const ibV2 sy = IB_F2(st.s.y) + (H * IB_F2(st.v.y) + k * IB_F2(fext.y));
 	const ibV2 sz = IB_F2(st.s.z) + (H * IB_F2(st.v.z) + k * IB_F2(fext.z));

@@ -219,8 +219,6 @@ static inline __attribute__((always_inline)) const ibPose* predicted(ibWorld* w,
 const ibPose* ib_solver_predicted(ibWorld* w, ibJointStore* st, int32_t i, double h) { return predicted(w, st, i, h); }
 
 /* a[0..n) == b[0..n) element by element (IEEE ==: -0 == 0, NaN != NaN), two at a time (SSE2 pairs) */
-typedef double ibV2c __attribute__((vector_size(16)));
-typedef long long ibV2m __attribute__((vector_size(16)));
 static inline bool same_doubles(const void* a, const void* b, int n)
 {
 	const char* pa = a;
@@ -228,7 +226,7 @@ static inline bool same_doubles(const void* a, const void* b, int n)
 	ibV2m eq = {-1, -1};
 	int k = 0;
 	for (; k + 2 <= n; k += 2) {
-		ibV2c x, y;
+		ibV2 x, y;
 		memcpy(&x, pa + 8 * k, sizeof x);
 		memcpy(&y, pb + 8 * k, sizeof y);
 		eq &= (x == y);

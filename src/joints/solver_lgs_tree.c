@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "joints/joint_internal.h"
+#include "math/v2.h"
 
 typedef struct TreeNode {
 	int32_t parent; /* node index in the contracted forest, -1 for roots */
@@ -462,36 +463,25 @@ static inline __attribute__((always_inline)) void mat_mul_n(const double* A, con
 		}
 }
 
-/* Pairs of doubles (GCC vector extension: SSE2). Each lane does the operations of the scalar form in
- * the same order (no contraction, no reassociation), so the results are the same bits. */
-typedef double ibV2 __attribute__((vector_size(16)));
-static inline __attribute__((always_inline)) ibV2 ld2(const double* p)
-{
-	ibV2 v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-static inline __attribute__((always_inline)) void st2(double* p, ibV2 v) { memcpy(p, &v, sizeof v); }
-static inline __attribute__((always_inline)) ibV2 bc2(double x) { return (ibV2){x, x}; }
 
 /* C = A B or C -= A B for 3 x 3 blocks, written out (the loop form was not unrolled at -O2); columns
  * 0 and 1 of each row as a pair, every entry summed as a_i0 b_0q + a_i1 b_1q + a_i2 b_2q. */
 static inline __attribute__((always_inline)) void mat_mul3(const double* A, const double* B, double* C, bool sub)
 {
-	const ibV2 b0 = ld2(B), b1 = ld2(B + 3), b2 = ld2(B + 6);
+	const ibV2 b0 = ib_v2_load(B), b1 = ib_v2_load(B + 3), b2 = ib_v2_load(B + 6);
 	ibV2 r01[3];
 	double r2[3];
 	for (int i = 0; i < 3; ++i) {
 		const double a0 = A[3 * i], a1 = A[3 * i + 1], a2 = A[3 * i + 2];
-		r01[i] = bc2(a0) * b0 + bc2(a1) * b1 + bc2(a2) * b2;
+		r01[i] = ib_v2_bc(a0) * b0 + ib_v2_bc(a1) * b1 + ib_v2_bc(a2) * b2;
 		r2[i] = a0 * B[2] + a1 * B[5] + a2 * B[8];
 	}
 	for (int i = 0; i < 3; ++i) {
 		if (sub) {
-			st2(C + 3 * i, ld2(C + 3 * i) - r01[i]);
+			ib_v2_store(C + 3 * i, ib_v2_load(C + 3 * i) - r01[i]);
 			C[3 * i + 2] -= r2[i];
 		} else {
-			st2(C + 3 * i, r01[i]);
+			ib_v2_store(C + 3 * i, r01[i]);
 			C[3 * i + 2] = r2[i];
 		}
 	}
@@ -588,11 +578,11 @@ static inline __attribute__((always_inline)) void point_block(double* out, doubl
 	const double* a0 = A->m[0];
 	const double* a1 = A->m[1];
 	const double* a2 = A->m[2];
-	const ibV2 rx = bc2(r.x), ry = bc2(r.y), rz = bc2(r.z), s2 = bc2(s);
-	const ibV2 A0 = ld2(a0), A1 = ld2(a1), A2 = ld2(a2);
-	st2(out, s2 * ((ibV2){im, 0.0} - (ry * A2 - rz * A1)));
-	st2(out + 3, s2 * ((ibV2){0.0, im} - (rz * A0 - rx * A2)));
-	st2(out + 6, s2 * ((ibV2){0.0, 0.0} - (rx * A1 - ry * A0)));
+	const ibV2 rx = ib_v2_bc(r.x), ry = ib_v2_bc(r.y), rz = ib_v2_bc(r.z), s2 = ib_v2_bc(s);
+	const ibV2 A0 = ib_v2_load(a0), A1 = ib_v2_load(a1), A2 = ib_v2_load(a2);
+	ib_v2_store(out, s2 * ((ibV2){im, 0.0} - (ry * A2 - rz * A1)));
+	ib_v2_store(out + 3, s2 * ((ibV2){0.0, im} - (rz * A0 - rx * A2)));
+	ib_v2_store(out + 6, s2 * ((ibV2){0.0, 0.0} - (rx * A1 - ry * A0)));
 	out[2] = s * (0.0 - (r.y * a2[2] - r.z * a1[2]));
 	out[5] = s * (0.0 - (r.z * a0[2] - r.x * a2[2]));
 	out[8] = s * (im - (r.x * a1[2] - r.y * a0[2]));
@@ -604,11 +594,11 @@ static inline __attribute__((always_inline)) void point_block_sub(double* D, dou
 	const double* a0 = A->m[0];
 	const double* a1 = A->m[1];
 	const double* a2 = A->m[2];
-	const ibV2 rx = bc2(r.x), ry = bc2(r.y), rz = bc2(r.z);
-	const ibV2 A0 = ld2(a0), A1 = ld2(a1), A2 = ld2(a2);
-	st2(D, ld2(D) + (ry * A2 - rz * A1));
-	st2(D + 3, ld2(D + 3) + (rz * A0 - rx * A2));
-	st2(D + 6, ld2(D + 6) + (rx * A1 - ry * A0));
+	const ibV2 rx = ib_v2_bc(r.x), ry = ib_v2_bc(r.y), rz = ib_v2_bc(r.z);
+	const ibV2 A0 = ib_v2_load(a0), A1 = ib_v2_load(a1), A2 = ib_v2_load(a2);
+	ib_v2_store(D, ib_v2_load(D) + (ry * A2 - rz * A1));
+	ib_v2_store(D + 3, ib_v2_load(D + 3) + (rz * A0 - rx * A2));
+	ib_v2_store(D + 6, ib_v2_load(D + 6) + (rx * A1 - ry * A0));
 	D[2] += r.y * a2[2] - r.z * a1[2];
 	D[5] += r.z * a0[2] - r.x * a2[2];
 	D[8] += r.x * a1[2] - r.y * a0[2];

@@ -1,5 +1,6 @@
 /* [IMPL] Block-sparse Cholesky factorisation (block_chol.h). */
 #include "math/block_chol.h"
+#include "math/v2.h"
 
 #include <limits.h>
 #include <math.h>
@@ -367,19 +368,18 @@ IB_BCHOL_INLINE void update_d(double* T, const double* A, int ra, const double* 
  * given transposed in pairs (bt[l][p] = (B[2p][l], B[2p+1][l]), made once per B by transpose6), two rows
  * of T and two entries of each at a time (GCC vector extension: SSE2 pairs). Every entry is summed as in
  * update_d (0 + a_0 b_0 + ... + a_5 b_5, then subtracted): the same results. */
-typedef double ibV2d __attribute__((vector_size(16)));
-static void transpose6(const double* B, ibV2d bt[6][3])
+static void transpose6(const double* B, ibV2 bt[6][3])
 {
 	for (int l = 0; l < 6; ++l)
-		for (int p = 0; p < 3; ++p) bt[l][p] = (ibV2d){B[6 * (2 * p) + l], B[6 * (2 * p + 1) + l]};
+		for (int p = 0; p < 3; ++p) bt[l][p] = (ibV2){B[6 * (2 * p) + l], B[6 * (2 * p + 1) + l]};
 }
-static void update666(double* T, const double* A, const ibV2d bt[6][3])
+static void update666(double* T, const double* A, const ibV2 bt[6][3])
 {
 	for (int i = 0; i < 6; i += 2) {
 		const double *a0 = A + 6 * i, *a1 = a0 + 6;
-		ibV2d s00 = {0.0, 0.0}, s01 = s00, s02 = s00, s10 = s00, s11 = s00, s12 = s00;
+		ibV2 s00 = {0.0, 0.0}, s01 = s00, s02 = s00, s10 = s00, s11 = s00, s12 = s00;
 		for (int l = 0; l < 6; ++l) {
-			ibV2d x = {a0[l], a0[l]}, y = {a1[l], a1[l]};
+			ibV2 x = {a0[l], a0[l]}, y = {a1[l], a1[l]};
 			s00 += x * bt[l][0];
 			s01 += x * bt[l][1];
 			s02 += x * bt[l][2];
@@ -388,7 +388,7 @@ static void update666(double* T, const double* A, const ibV2d bt[6][3])
 			s12 += y * bt[l][2];
 		}
 		double* t0 = T + 6 * i;
-		ibV2d r[6];
+		ibV2 r[6];
 		memcpy(r, t0, 12 * sizeof(double)); /* rows i and i + 1 are contiguous */
 		r[0] -= s00, r[1] -= s01, r[2] -= s02, r[3] -= s10, r[4] -= s11, r[5] -= s12;
 		memcpy(t0, r, 12 * sizeof(double));
@@ -576,10 +576,10 @@ bool ib_bchol_factor(ibBlockChol* F, const double* diag, const double* offd)
 				continue;
 			}
 #endif
-			ibV2d bt[6][3];
+			ibV2 bt[6][3];
 			if (six) {
 				transpose6(La, bt);
-				update666(val + F->diagPos[ra], La, (const ibV2d(*)[3])bt);
+				update666(val + F->diagPos[ra], La, (const ibV2(*)[3])bt);
 			} else {
 				update(val + F->diagPos[ra], La, da, La, da, dk);
 			}
@@ -588,7 +588,7 @@ bool ib_bchol_factor(ibBlockChol* F, const double* diag, const double* offd)
 				int32_t rb = F->rowIdx[b], db = dim[perm[rb]];
 				while (F->rowIdx[q] != rb) ++q;
 				if (six && db == 6)
-					update666(val + F->valPos[q], val + F->valPos[b], (const ibV2d(*)[3])bt);
+					update666(val + F->valPos[q], val + F->valPos[b], (const ibV2(*)[3])bt);
 				else
 					update(val + F->valPos[q], val + F->valPos[b], db, La, da, dk);
 			}

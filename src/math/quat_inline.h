@@ -4,6 +4,7 @@
 #define IBDYN_SRC_QUAT_INLINE_H
 
 #include "ibdyn/math.h"
+#include "math/v2.h"
 
 /* App. A.2, column convention: R v == q v q* for a unit quaternion q. */
 static inline void ib_mat3_from_quat(ibQuat q, ibMat3* R)
@@ -22,16 +23,15 @@ static inline void ib_mat3_from_quat(ibQuat q, ibMat3* R)
 	R->m[2][2] = 1.0 - 2.0 * (xx + yy);
 }
 
-/* ib_mat3_from_quat of two quaternions lane by lane (GCC vector extension: SSE2 pairs). */
-typedef double ibV2q __attribute__((vector_size(16)));
+/* ib_mat3_from_quat of two quaternions lane by lane (math/v2.h). */
 static inline void ib_mat3_from_quat2(ibQuat qa, ibQuat qb, ibMat3* Ra, ibMat3* Rb)
 {
-	const ibV2q w = {qa.w, qb.w}, x = {qa.x, qb.x}, y = {qa.y, qb.y}, z = {qa.z, qb.z};
-	const ibV2q one = {1.0, 1.0}, two = {2.0, 2.0};
-	ibV2q xx = x * x, yy = y * y, zz = z * z;
-	ibV2q xy = x * y, yz = y * z, zx = z * x;
-	ibV2q xw = x * w, yw = y * w, zw = z * w;
-	const ibV2q m[9] = {one - two * (yy + zz), two * (xy - zw), two * (zx + yw),
+	const ibV2 w = {qa.w, qb.w}, x = {qa.x, qb.x}, y = {qa.y, qb.y}, z = {qa.z, qb.z};
+	const ibV2 one = {1.0, 1.0}, two = {2.0, 2.0};
+	ibV2 xx = x * x, yy = y * y, zz = z * z;
+	ibV2 xy = x * y, yz = y * z, zx = z * x;
+	ibV2 xw = x * w, yw = y * w, zw = z * w;
+	const ibV2 m[9] = {one - two * (yy + zz), two * (xy - zw), two * (zx + yw),
 	                    two * (xy + zw),       one - two * (zz + xx), two * (yz - xw),
 	                    two * (zx - yw),       two * (yz + xw),       one - two * (xx + yy)};
 	for (int i = 0; i < 9; ++i) {
