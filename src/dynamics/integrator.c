@@ -173,44 +173,16 @@ static inline ibQuat rotation_quat(ibVec3 r)
 	return (ibQuat){c, f * r.x, f * r.y, f * r.z};
 }
 
-/* The unique principal axis u and the moments A (twice) and C of an axisymmetric body; false if
- * no two principal moments agree within tolI. */
-static inline __attribute__((always_inline)) bool axisymmetric_axis(ibVec3 I, double tolI, int* u, double* A, double* C)
+/* w_L and nu of the regular precession from the state at t0 (see below); pt: the pose's terms
+ * (q(t0) normalised, R0 e_u), valid */
+static inline __attribute__((always_inline)) void precession(const ibBody* b, double A, double C, ibVec3* wL, double* nu,
+                                                             ibPoseTerms* pt)
 {
-	if (fabs(I.x - I.y) <= tolI) {
-		*u = 2, *A = I.x, *C = I.z;
-	} else if (fabs(I.x - I.z) <= tolI) {
-		*u = 1, *A = I.x, *C = I.y;
-	} else if (fabs(I.y - I.z) <= tolI) {
-		*u = 0, *A = I.y, *C = I.x;
-	} else {
-		return false;
-	}
-	return true;
+	*nu = ibDot(pt->axis, b->st.w) * (A - C) / A;
+	*wL = ibMulAdd(b->st.w, -*nu, pt->axis);
 }
 
-/* q0 = q(t0) normalised, w_L and nu of the regular precession from the state at t0 (see below). */
-static inline __attribute__((always_inline)) void precession(const ibBody* b, int u, double A, double C, ibQuat* q0,
-                                                             ibVec3* wL, double* nu, ibPoseTerms* pt)
-{
-	ibVec3 axis;
-	if (pt && pt->valid) { /* the same pose: the same q0 and axis */
-		*q0 = pt->q0;
-		axis = pt->axis;
-	} else {
-		*q0 = ibQuatNormalize(b->st.q);
-		axis = quat_column(*q0, u); /* R0 e_u */
-		if (pt) {
-			pt->q0 = *q0;
-			pt->axis = axis;
-			pt->valid = true;
-		}
-	}
-	*nu = ibDot(axis, b->st.w) * (A - C) / A;
-	*wL = ibMulAdd(b->st.w, -*nu, axis);
-}
-
-/* A and C of an axisymmetric body about its principal axis u (axisymmetric_axis' choice) */
+/* A and C of an axisymmetric body about its principal axis u (ib_inertia_class' choice) */
 static inline __attribute__((always_inline)) void axis_moments(ibVec3 I, int u, double* A, double* C)
 {
 	if (u == 2)
@@ -228,10 +200,13 @@ static inline __attribute__((always_inline)) void axisymmetric_rotation(const ib
 {
 	double A, C;
 	axis_moments(b->inertiaP, u, &A, &C);
-	ibQuat q0;
+	ibPoseTerms local = {.valid = false};
+	if (!pt) pt = &local;
+	if (!pt->valid) ib_pose_terms(b, pt); /* the same pose: the same q0 and axis */
+	const ibQuat q0 = pt->q0;
 	ibVec3 wL;
 	double nu;
-	precession(b, u, A, C, &q0, &wL, &nu, pt);
+	precession(b, A, C, &wL, &nu, pt);
 	ibQuat spin = rotation_quat(ibScale(h * nu, ibV3(u == 0, u == 1, u == 2)));
 	ibQuat q = ibQuatMul(rotation_quat(ibScale(h, wL)), ibQuatMul(q0, spin));
 	out->q = ibQuatNormalize(q);
@@ -256,9 +231,10 @@ int ib_inertia_class(ibVec3 I)
 {
 	double tolI = moment_tolerance(I);
 	if (fabs(I.x - I.y) <= tolI && fabs(I.x - I.z) <= tolI) return IB_INERTIA_SPHERICAL;
-	int u;
-	double A, C;
-	if (axisymmetric_axis(I, tolI, &u, &A, &C)) return IB_INERTIA_AXIS_X + u;
+	/* the unique principal axis of an axisymmetric body (axis_moments gives its A and C) */
+	if (fabs(I.x - I.y) <= tolI) return IB_INERTIA_AXIS_Z;
+	if (fabs(I.x - I.z) <= tolI) return IB_INERTIA_AXIS_Y;
+	if (fabs(I.y - I.z) <= tolI) return IB_INERTIA_AXIS_X;
 	return IB_INERTIA_GENERAL;
 }
 
