@@ -106,6 +106,7 @@ typedef struct ibContactStore {
 	double* motion;
 	int32_t motionCapacity;
 	struct ibContactDirect* direct[4]; /* contact_direct.c: systems of the direct solve (NULL until used) */
+	struct ibContactDirectScratch* directScratch; /* contact_direct.c: their shared per-call arrays */
 } ibContactStore;
 
 /* One of the iterative loops (collisions, contact joints, their velocity correction): point() does one
