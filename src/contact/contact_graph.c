@@ -132,6 +132,16 @@ static void mask_reset(ibContactStore* cs, int32_t nb, int32_t na)
 	for (int32_t j = 0; j < na; ++j) cs->maskRows[j].seen = cs->maskRows[j].quiet = 0;
 }
 
+void ib_contacts_mark_both(ibContactStore* cs)
+{
+	for (int32_t j = 0; j < cs->count; ++j) {
+		ibContactRow* c = &cs->pts[j];
+		c->twoN = c->accN;
+		c->twoVN = c->accVN;
+		c->twoT = c->accT;
+	}
+}
+
 int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, bool* movedOut)
 {
 	const ibContactSettings* set = &w->solver.contact;
@@ -204,12 +214,7 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 	}
 	/* the impulses so far act on both bodies; those of the shock pass only on the upper one, so they
 	 * must not warm-start the next step, where they would act on both */
-	for (int32_t j = 0; j < cs->count; ++j) {
-		ibContactRow* c = &cs->pts[j];
-		c->twoN = c->accN;
-		c->twoVN = c->accVN;
-		c->twoT = c->accT;
-	}
+	ib_contacts_mark_both(cs);
 	if (moved && shock > 0 && it >= shock && cs->levelCount > 0) { /* shock propagation: one last pass */
 		moved = false;
 		for (int32_t L = 0; L < cs->levelCount; ++L) {

@@ -123,6 +123,9 @@ typedef struct ibContactLoop {
 
 /* contact_graph.c */
 bool ib_contacts_graph(ibWorld* w, ibContactStore* cs);
+/* the accumulated impulses so far as the part applied to both bodies (twoN, twoVN, twoT): the next
+ * step's warm start (ib_contacts_run does it before its shock-propagation pass) */
+void ib_contacts_mark_both(ibContactStore* cs);
 /* Sweeps in contact-graph order until no point moves or the cap; shock propagation pass after
  * shockIterations sweeps. Returns the sweeps done; *moved: still outside tolerance at the end. */
 int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, bool* moved);
@@ -174,9 +177,11 @@ void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs);
  * linear system over the resting points (sticking face patches as 6-dof blocks, sticking points as
  * 3-dof, frictionless points 1-dof normal; sliding points are left to the sweeps), iterated with one factorisation until the predicted errors
  * (position) or relative velocities (velocity) are within tolerance; its impulses are distributed to
- * the points, projected onto their cones and left to the sweeps as a starting iterate. Returns true
- * if it ran. */
-bool ib_contacts_direct(ibWorld* w, ibContactStore* cs, double h, bool velocity);
+ * the points, projected onto their cones and left to the sweeps as a starting iterate. HELD: every
+ * resting point is one the system would hold, and all are within a tenth of the tolerance already
+ * (the warm start holds): nothing was solved, and a sweep would only confirm it. */
+typedef enum ibDirectResult { IB_DIRECT_NONE, IB_DIRECT_SOLVED, IB_DIRECT_HELD } ibDirectResult;
+ibDirectResult ib_contacts_direct(ibWorld* w, ibContactStore* cs, double h, bool velocity);
 void ib_contacts_direct_destroy(ibWorld* w, ibContactStore* cs);
 /* contact_speculative.c: appends the speculative points of the touching pairs (rows 0..n0-1, those of
  * ib_contacts_build), and in a sub-step no time-of-contact test checks those of approaching pairs */
