@@ -85,6 +85,7 @@ typedef struct ibContactStore {
 	ibVec3 *baseS, *baseV, *baseW;
 	ibMat3* baseR;
 	uint8_t* baseOk;
+	double* baseWLen; /* |baseW| */
 	int32_t predCapacity;
 	double predH;
 	/* contact graph (contact_graph.c), grow-only */

@@ -40,6 +40,7 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_free(w, cs->baseS, (size_t)cs->predCapacity * 3 * sizeof(ibVec3));
 	ib_free(w, cs->baseR, (size_t)cs->predCapacity * sizeof(ibMat3));
 	ib_free(w, cs->baseOk, (size_t)cs->predCapacity * sizeof(uint8_t));
+	ib_free(w, cs->baseWLen, (size_t)cs->predCapacity * sizeof(double));
 	ib_contact_patch_destroy(w, cs);
 	ib_contacts_direct_destroy(w, cs);
 	ib_free(w, cs->motion, (size_t)cs->motionCapacity * sizeof(double));
@@ -133,16 +134,26 @@ void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h)
 #define IB_LINEAR_PREDICTION_ANGLE 3e-4
 #define IB_LINEAR_PREDICTION_ERROR (IB_LINEAR_PREDICTION_ANGLE * IB_LINEAR_PREDICTION_ANGLE)
 
+/* [t]x [t]x without the products by the zeros of [t]x: the sums of ibMat3_Mul(S, S) in the same order
+ * (adding an exact zero changes nothing but the sign of a zero, and E's entries then meet nonzero terms) */
+static inline ibMat3 skew_square(ibVec3 t)
+{
+	return (ibMat3){{{-t.z * t.z - t.y * t.y, t.y * t.x, t.z * t.x},
+	                 {t.x * t.y, -t.z * t.z - t.x * t.x, t.z * t.y},
+	                 {t.x * t.z, t.y * t.z, -t.y * t.y - t.x * t.x}}};
+}
+
 static bool predict_linear(ibContactStore* cs, const ibBody* b, int32_t i, double h)
 {
 	if (!cs->baseOk[i]) return false;
-	double a0 = ibLength(cs->baseW[i]) * h;
+	double a0 = cs->baseWLen[i] * h;
 	ibVec3 dw = ibSub(b->st.w, cs->baseW[i]);
 	double da = ibLength(dw) * h;
 	if (!(da <= IB_LINEAR_PREDICTION_ANGLE && a0 * da <= IB_LINEAR_PREDICTION_ERROR)) return false;
 	cs->predS[i] = ibMulAdd(cs->baseS[i], h, ibSub(b->st.v, cs->baseV[i]));
 	if (da > 0.0) { /* exp([t]x) = I + [t]x + [t]x^2 / 2 to |t|^3 / 6 < 5e-12 */
-		ibMat3 S = ibMat3_Skew(ibScale(h, dw)), E = ibMat3_Add(S, ibMat3_Scale(0.5, ibMat3_Mul(S, S)));
+		ibVec3 t = ibScale(h, dw);
+		ibMat3 S = ibMat3_Skew(t), E = ibMat3_Add(S, ibMat3_Scale(0.5, skew_square(t)));
 		for (int k = 0; k < 3; ++k) E.m[k][k] += 1.0;
 		cs->predR[i] = ibMat3_Mul(E, cs->baseR[i]);
 	} else {
@@ -166,6 +177,7 @@ void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, i
 			cs->baseR[i] = cs->predR[i];
 			cs->baseV[i] = b->st.v;
 			cs->baseW[i] = b->st.w;
+			cs->baseWLen[i] = ibLength(b->st.w);
 			cs->baseOk[i] = 1;
 		}
 		cs->predVer[i] = b->velVersion;
@@ -199,13 +211,15 @@ static bool grow_prediction(ibWorld* w, ibContactStore* cs)
 	ibVec3* bs = ib_alloc(w, (size_t)cap * 3 * sizeof(ibVec3));
 	ibMat3* bR = ib_alloc(w, (size_t)cap * sizeof(ibMat3));
 	uint8_t* ok = ib_alloc(w, (size_t)cap * sizeof(uint8_t));
-	if (!s || !R || !v || !bs || !bR || !ok) {
+	double* wl = ib_alloc(w, (size_t)cap * sizeof(double));
+	if (!s || !R || !v || !bs || !bR || !ok || !wl) {
 		ib_free(w, s, (size_t)cap * sizeof(ibVec3));
 		ib_free(w, R, (size_t)cap * sizeof(ibMat3));
 		ib_free(w, v, (size_t)cap * sizeof(uint32_t));
 		ib_free(w, bs, (size_t)cap * 3 * sizeof(ibVec3));
 		ib_free(w, bR, (size_t)cap * sizeof(ibMat3));
 		ib_free(w, ok, (size_t)cap * sizeof(uint8_t));
+		ib_free(w, wl, (size_t)cap * sizeof(double));
 		return false;
 	}
 	ib_free(w, cs->predS, (size_t)cs->predCapacity * sizeof(ibVec3));
@@ -214,6 +228,7 @@ static bool grow_prediction(ibWorld* w, ibContactStore* cs)
 	ib_free(w, cs->baseS, (size_t)cs->predCapacity * 3 * sizeof(ibVec3));
 	ib_free(w, cs->baseR, (size_t)cs->predCapacity * sizeof(ibMat3));
 	ib_free(w, cs->baseOk, (size_t)cs->predCapacity * sizeof(uint8_t));
+	ib_free(w, cs->baseWLen, (size_t)cs->predCapacity * sizeof(double));
 	memset(ok, 0, (size_t)cap * sizeof(uint8_t));
 	memset(v, 0, (size_t)cap * sizeof(uint32_t));
 	cs->predS = s;
@@ -224,6 +239,7 @@ static bool grow_prediction(ibWorld* w, ibContactStore* cs)
 	cs->baseW = bs + 2 * cap;
 	cs->baseR = bR;
 	cs->baseOk = ok;
+	cs->baseWLen = wl;
 	cs->predCapacity = cap;
 	return true;
 }
