@@ -5,7 +5,8 @@
  * it (eq. 5.1), resolves the collisions (§5.2, contact_collide.c) and marks the remaining
  * non-separating points as contact joints for this step (§5.3, contact_joint.c). The contact joints
  * are corrected after the joint correction, interleaved with joint sweeps (§5.4.2), and their static
- * friction once more at t0+h. Nothing survives the step: the next step detects again.
+ * friction once more at t0+h. The next step detects again; only the resting points survive the step,
+ * as compact records for its warm start and static-friction anchors (cs->prev, ib_contacts_keep).
  *
  * Conventions (digest §0.5): point a on body 1, b on body 2, normal n towards body 1,
  * u_rel = u_a - u_b (u_rel·n < 0: approaching); impulses +p at a, -p at b. */
@@ -59,6 +60,20 @@ typedef struct ibContactRow {
 	ibVec3 twoT;        /* one): the part applied to both bodies, which alone may warm-start the next step */
 } ibContactRow;
 
+/* A point of last step's resting set (cs->prev, ib_contacts_keep): only what is read of it, copied
+ * from its ibContactRow. Grouping by manifold (ib_contacts_keep): s1, s2, n; the group's net wrench
+ * (contact_warm.c): a, n, mus, sticking and the impulses wN, wVN, wT, wVT, which it rewrites; matching
+ * and anchors (contact_set.c): s1, s2, la, key, sticking, ta, tb; the warm start (contact_joint.c):
+ * the impulses. */
+typedef struct ibContactPrev {
+	ibVec3 a, n, la, ta, tb;
+	ibVec3 wT, wVT;
+	double wN, wVN, mus;
+	int32_t s1, s2;
+	uint32_t key;
+	bool sticking;
+} ibContactPrev;
+
 /* ib_contacts_run's masked sweeps: a point in sweep order, compact (the scan reads only these) */
 typedef struct ibContactMaskRow {
 	int32_t b1, b2;
@@ -69,7 +84,7 @@ typedef struct ibContactMaskRow {
 typedef struct ibContactStore {
 	ibContactRow* pts;
 	int32_t count, capacity;
-	ibContactRow* prev; /* last step's resting points (anchors, warm start), grouped by shape pair */
+	ibContactPrev* prev; /* last step's resting points (anchors, warm start), grouped by shape pair */
 	int32_t prevCount, prevCapacity;
 	int32_t* prevHash;  /* open addressing: shape pair -> index of its first point in prev (-1 empty) */
 	int32_t prevHashCapacity; /* power of two */
@@ -145,7 +160,7 @@ void ib_contacts_keep(ibWorld* w, ibContactStore* cs);
 /* contact_warm.c: the kept impulses of the m points of one manifold (cs->prev) reduced to its net
  * force, spread over the points (uniform normal loads on a resting face unless keepLoads, friction
  * proportional to the loads) */
-void ib_contacts_balance_warm(ibContactRow* g, int32_t m, bool keepLoads);
+void ib_contacts_balance_warm(ibContactPrev* g, int32_t m, bool keepLoads);
 ibVec3 ib_contact_rel_velocity(const ibWorld* w, const ibContactRow* c);
 void ib_contact_apply(ibWorld* w, const ibContactRow* c, ibVec3 p);
 /* K_aa + K_bb at given world points (zero blocks for non-dynamic bodies) */

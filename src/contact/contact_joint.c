@@ -139,7 +139,7 @@ static void warm_start(ibWorld* w, ibContactStore* cs, double h, bool velocity)
 	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactRow* c = &cs->pts[k];
 		if (c->kind != IB_CONTACT_RESTING || c->warm < 0) continue;
-		const ibContactRow* o = &cs->prev[c->warm];
+		const ibContactPrev* o = &cs->prev[c->warm];
 		double dN;
 		ibVec3 pT;
 		if (!velocity) {

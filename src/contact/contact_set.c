@@ -23,7 +23,7 @@ void ib_contacts_destroy(ibWorld* w)
 	ibContactStore* cs = w->contactStore;
 	if (!cs) return;
 	ib_free(w, cs->pts, (size_t)cs->capacity * sizeof(ibContactRow));
-	ib_free(w, cs->prev, (size_t)cs->prevCapacity * sizeof(ibContactRow));
+	ib_free(w, cs->prev, (size_t)cs->prevCapacity * sizeof(ibContactPrev));
 	ib_free(w, cs->prevHash, (size_t)cs->prevHashCapacity * sizeof(int32_t));
 	ib_free(w, cs->level, (size_t)cs->levelCapacity * sizeof(int32_t));
 	ib_free(w, cs->queue, (size_t)cs->queueCapacity * sizeof(int32_t));
@@ -269,7 +269,7 @@ static int32_t match_prev(const ibWorld* w, const ibContactStore* cs, const ibCo
 	int32_t best = -1;
 	double bestD = tol * tol;
 	for (int32_t j = first; j < cs->prevCount && cs->prev[j].s1 == c->s1 && cs->prev[j].s2 == c->s2; ++j) {
-		const ibContactRow* o = &cs->prev[j];
+		const ibContactPrev* o = &cs->prev[j];
 		double d = ibLengthSq(ibSub(o->la, c->la));
 		if (c->key != 0u && o->key == c->key && d <= 100.0 * tol * tol) return j;
 		if (d <= bestD) {
@@ -289,7 +289,7 @@ void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
 		c->warm = match_prev(w, cs, c);
 		if (c->warm < 0 || !c->sticking) continue;
 		/* sticking points that persist keep their static-friction anchors */
-		const ibContactRow* o = &cs->prev[c->warm];
+		const ibContactPrev* o = &cs->prev[c->warm];
 		double tol = fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
 		if (!o->sticking || ibLengthSq(ibSub(o->la, c->la)) > tol * tol) continue;
 		c->ta = o->ta;
@@ -297,20 +297,27 @@ void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
 	}
 }
 
-/* Keep this step's resting points for the next step (anchors of sticking points, warm start); they
- * stay grouped by shape pair, and a hash of the pairs finds each group. */
+/* Keep this step's resting points for the next step (anchors of sticking points, warm start) as
+ * compact records (ibContactPrev: the fields the next step reads); they stay grouped by shape pair,
+ * and a hash of the pairs finds each group. */
 void ib_contacts_keep(ibWorld* w, ibContactStore* cs)
 {
 	cs->prevCount = 0;
 	cs->prevH = cs->lastH;
-	if (!ib_grow(w, (void**)&cs->prev, &cs->prevCapacity, cs->count, sizeof(ibContactRow))) return;
-	for (int32_t k = 0; k < cs->count; ++k)
-		if (cs->pts[k].kind == IB_CONTACT_RESTING) cs->prev[cs->prevCount++] = cs->pts[k];
+	if (!ib_grow(w, (void**)&cs->prev, &cs->prevCapacity, cs->count, sizeof(ibContactPrev))) return;
+	for (int32_t k = 0; k < cs->count; ++k) {
+		const ibContactRow* c = &cs->pts[k];
+		if (c->kind != IB_CONTACT_RESTING) continue;
+		cs->prev[cs->prevCount++] = (ibContactPrev){
+			.a = c->a, .n = c->n, .la = c->la, .ta = c->ta, .tb = c->tb, .wT = c->wT, .wVT = c->wVT,
+			.wN = c->wN, .wVN = c->wVN, .mus = c->mus, .s1 = c->s1, .s2 = c->s2, .key = c->key, .sticking = c->sticking,
+		};
+	}
 	/* with the direct solve the loads of resting faces are its least-squares ones (no self-equilibrated
 	 * part): they are kept as they are (contact_warm.c) */
 	bool keepLoads = w->solver.contact.directSolve;
 	for (int32_t j = 0, e; j < cs->prevCount; j = e) {
-		const ibContactRow* o = &cs->prev[j];
+		const ibContactPrev* o = &cs->prev[j];
 		for (e = j + 1; e < cs->prevCount && cs->prev[e].s1 == o->s1 && cs->prev[e].s2 == o->s2 && ibDot(cs->prev[e].n, o->n) > 0.999999; ++e) {}
 		ib_contacts_balance_warm(&cs->prev[j], e - j, keepLoads); /* the group's net wrench (contact_warm.c) */
 	}
@@ -329,11 +336,11 @@ void ib_contacts_keep(ibWorld* w, ibContactStore* cs)
 	uint32_t mask = (uint32_t)cs->prevHashCapacity - 1u;
 	memset(cs->prevHash, 0xff, (size_t)cs->prevHashCapacity * sizeof(int32_t));
 	for (int32_t j = 0; j < cs->prevCount; ++j) {
-		const ibContactRow* o = &cs->prev[j];
+		const ibContactPrev* o = &cs->prev[j];
 		if (j > 0 && cs->prev[j - 1].s1 == o->s1 && cs->prev[j - 1].s2 == o->s2) continue;
 		uint32_t h = pair_hash(o->s1, o->s2) & mask;
 		while (cs->prevHash[h] >= 0) {
-			const ibContactRow* q = &cs->prev[cs->prevHash[h]];
+			const ibContactPrev* q = &cs->prev[cs->prevHash[h]];
 			if (q->s1 == o->s1 && q->s2 == o->s2) break; /* a second group of the pair: the first one wins */
 			h = (h + 1u) & mask;
 		}

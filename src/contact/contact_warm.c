@@ -35,7 +35,7 @@
 #define WARM_GROUP_MAX 16 /* larger groups keep their normal impulses as they are */
 
 /* A face contact: at least 4 points that span a plane (not nearly collinear). */
-static bool is_face(const ibContactRow* g, int32_t m)
+static bool is_face(const ibContactPrev* g, int32_t m)
 {
 	if (m < 4 || m > WARM_GROUP_MAX) return false;
 	ibVec3 n = g[0].n, c = IB_VEC3_ZERO, t1 = ibPerpendicular(n), t2 = ibCross(n, t1);
@@ -54,7 +54,7 @@ static bool is_face(const ibContactRow* g, int32_t m)
 /* Friction T of the group replaced by the distribution proportional to the loads w with the same net
  * force, and with the same twist about the loads' centre if twist: t_i = w_i (F / W + (tau / J) n x r_i),
  * r_i = tangential offset from the centre, J = sum w_i |r_i|^2 (the minimum of sum |t_i|^2 / w_i). */
-static void spread_friction(const ibContactRow* g, int32_t m, const double* w, ibVec3* T, bool twist)
+static void spread_friction(const ibContactPrev* g, int32_t m, const double* w, ibVec3* T, bool twist)
 {
 	ibVec3 n = g[0].n, F = IB_VEC3_ZERO, c = IB_VEC3_ZERO;
 	double W = 0.0, tau = 0.0, J = 0.0;
@@ -77,7 +77,7 @@ static void spread_friction(const ibContactRow* g, int32_t m, const double* w, i
 	}
 }
 
-void ib_contacts_balance_warm(ibContactRow* g, int32_t m, bool keepLoads)
+void ib_contacts_balance_warm(ibContactPrev* g, int32_t m, bool keepLoads)
 {
 	if (m < 2 || m > WARM_GROUP_MAX) return;
 	double N[WARM_GROUP_MAX], S[WARM_GROUP_MAX], Nt = 0.0, St = 0.0;
