@@ -851,7 +851,9 @@ ibDirectResult ib_contacts_direct(ibWorld* w, ibContactStore* cs, double h, bool
 	/* active set: a pass whose loads are not all admissible is taken back, its offending points change
 	 * mode (a face to single points, a sliding point to its normal row, a separating point out) */
 	for (int pass = first; pass < DIR_PASSES; ++pass) {
-		ibContactDirect* D = pass == 0 ? D0 : direct_of(w, cs, velocity ? 3 : 2);
+		/* (the cold start's velocity passes use the position loop's later-pass system: its factor serves
+		 * while it converges) */
+		ibContactDirect* D = pass == 0 ? D0 : direct_of(w, cs, velocity && first == 0 ? 3 : 2);
 		if (!D || !build_blocks(w, cs, D, mode) || D->nblk == 0) return IB_DIRECT_NONE;
 		if (!grow_d(w, &S->rhs, &S->rhsCap, D->m + 1) || !grow_d(w, &S->tmp, &S->tmpCap, D->m + 1)) return IB_DIRECT_NONE;
 		D->rhs = S->rhs;
