@@ -129,15 +129,17 @@ static double run_pyramid(int rows, double T, bool warm, bool direct, double* pe
 	return disp;
 }
 
-/* With the direct solve (default, contact_direct.c) the sweeps only check its result: one position and
- * one velocity sweep per step, and the cubes stay within 1e-4 m of their places. */
+/* With the direct solve (default, contact_direct.c) the sweeps only check its result, and the cubes
+ * stay within 1e-4 m of their places. Where the warm start holds every point within 2 % of the
+ * tolerance (IB_DIRECT_HELD) the position loop does not even sweep: one velocity sweep per step
+ * (measured 1.0; 2.0 when the position loop swept every step). */
 static void test_pyramid_small(void** state)
 {
 	(void)state;
 	double pen, sweeps;
 	double d = run_pyramid(8, 2.0, true, true, &pen, &sweeps);
 	assert_true(d <= 1e-4);
-	assert_true(sweeps <= 2.5);
+	assert_true(sweeps <= 1.5);
 }
 
 /* The iterative method alone (§5.3, direct solve off) keeps 8 rows standing as well. */

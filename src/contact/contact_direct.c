@@ -78,8 +78,7 @@ typedef struct ibContactDirectScratch {
 
 typedef struct ibContactDirect {
 	ibBlockChol F;         /* block factor of the scaled, regularised A (analysed per block pattern) */
-	ibContactDirectScratch* S; /* cs->directScratch */
-	DBlock* blk;           /* S->blk while this system is the one being built and solved */
+	ibContactDirectScratch* S; /* cs->directScratch: its blocks are this system's while it is built and solved */
 	int32_t nblk;
 	int32_t *bodyStart, *bodyBlk, *nbrStart, *nbr, *dim, *diagOff, *offOff, *sig;
 	int32_t bodyStartCap, bodyBlkCap, nbrStartCap, nbrCap, dimCap, diagOffCap, offOffCap, sigCap, sigLen;
@@ -87,7 +86,7 @@ typedef struct ibContactDirect {
 	int32_t modeCap;
 	double* gref; /* the blocks' G when the numeric factor was made */
 	int32_t grefCap;
-	double *scale, *rhs, *tmp; /* scale: of the numeric factor; rhs, tmp: S's */
+	double* scale; /* of the numeric factor */
 	int32_t scaleCap;
 	int32_t m;
 	bool analysed, numeric; /* symbolic / numeric factor valid for the pattern in sig */
@@ -241,8 +240,7 @@ static bool face_fit(const ibContactStore* cs, DBlock* B)
 static bool add_block(ibWorld* w, ibContactStore* cs, ibContactDirect* D, int32_t first, int m, int dim)
 {
 	if (!ib_grow(w, (void**)&D->S->blk, &D->S->blkCap, D->nblk + 1, sizeof(DBlock))) return false;
-	D->blk = D->S->blk;
-	DBlock* B = &D->blk[D->nblk];
+	DBlock* B = &D->S->blk[D->nblk];
 	for (int i = 0; i < m; ++i) B->pt[i] = first + i;
 	B->m = (int16_t)m;
 	B->group = (int16_t)m;
@@ -289,7 +287,7 @@ static bool fold_point(const ibWorld* w, const ibContactStore* cs, ibContactDire
 	FaceKey key = {pair_key(c), 0};
 	const FaceKey* f = bsearch(&key, D->S->faceKey, (size_t)nface, sizeof(FaceKey), cmp_key);
 	if (!f) return false;
-	DBlock* B = &D->blk[f->blk];
+	DBlock* B = &D->S->blk[f->blk];
 	const ibContactRow* g = &cs->pts[B->pt[0]];
 	if (B->m >= IB_CONTACT_PATCH_MAX || g->s1 != c->s1 || g->s2 != c->s2 || !(ibDot(g->n, c->n) > 0.999)) return false;
 	ibVec3 fc = B->fc;
@@ -308,7 +306,6 @@ static bool build_blocks(ibWorld* w, ibContactStore* cs, ibContactDirect* D, con
 {
 	D->nblk = 0;
 	D->m = 0;
-	D->blk = D->S->blk;
 	FaceKey* fk = D->S->faceKey;
 	int32_t nface = 0;
 	for (int32_t k = 0; k < cs->count; ++k) {
@@ -359,23 +356,23 @@ static bool build_pattern(ibWorld* w, ibContactDirect* D)
 	memset(D->bodyStart, 0, (size_t)(nb + 2) * sizeof(int32_t));
 	for (int32_t i = 0; i < D->nblk; ++i)
 		for (int p = 0; p < 2; ++p)
-			if (D->blk[i].body[p] >= 0) D->bodyStart[D->blk[i].body[p] + 2]++;
+			if (D->S->blk[i].body[p] >= 0) D->bodyStart[D->S->blk[i].body[p] + 2]++;
 	/* a bound of the entries before any list is made: the rows meeting at one body couple pairwise */
 	int64_t bound = 0;
 	memset(D->bodyStart, 0, (size_t)(nb + 2) * sizeof(int32_t));
 	for (int32_t i = 0; i < D->nblk; ++i)
 		for (int p = 0; p < 2; ++p)
-			if (D->blk[i].body[p] >= 0) D->bodyStart[D->blk[i].body[p] + 2] += D->blk[i].dim;
+			if (D->S->blk[i].body[p] >= 0) D->bodyStart[D->S->blk[i].body[p] + 2] += D->S->blk[i].dim;
 	for (int32_t i = 0; i < nb; ++i) bound += (int64_t)D->bodyStart[i + 2] * D->bodyStart[i + 2];
 	if (bound > 2 * DIR_MAX_COLUMN * (int64_t)D->m) return false;
 	memset(D->bodyStart, 0, (size_t)(nb + 2) * sizeof(int32_t));
 	for (int32_t i = 0; i < D->nblk; ++i)
 		for (int p = 0; p < 2; ++p)
-			if (D->blk[i].body[p] >= 0) D->bodyStart[D->blk[i].body[p] + 2]++;
+			if (D->S->blk[i].body[p] >= 0) D->bodyStart[D->S->blk[i].body[p] + 2]++;
 	for (int32_t i = 2; i < nb + 2; ++i) D->bodyStart[i] += D->bodyStart[i - 1];
 	for (int32_t i = 0; i < D->nblk; ++i)
 		for (int p = 0; p < 2; ++p)
-			if (D->blk[i].body[p] >= 0) D->bodyBlk[D->bodyStart[D->blk[i].body[p] + 1]++] = i;
+			if (D->S->blk[i].body[p] >= 0) D->bodyBlk[D->bodyStart[D->S->blk[i].body[p] + 1]++] = i;
 	/* neighbours of each block with a smaller index (blocks are in body order within a body's list) */
 	int32_t count = 0;
 	for (int pass = 0; pass < 2; ++pass) {
@@ -384,7 +381,7 @@ static bool build_pattern(ibWorld* w, ibContactDirect* D)
 			if (pass == 1) D->nbrStart[j] = count;
 			int32_t start = count;
 			for (int p = 0; p < 2; ++p) {
-				int32_t b = D->blk[j].body[p];
+				int32_t b = D->S->blk[j].body[p];
 				if (b < 0) continue;
 				for (int32_t e = D->bodyStart[b]; e < D->bodyStart[b + 1]; ++e) {
 					int32_t i = D->bodyBlk[e];
@@ -407,15 +404,15 @@ static bool build_pattern(ibWorld* w, ibContactDirect* D)
 	int64_t nnz = 0;
 	for (int32_t j = 0; j < D->nblk; ++j) {
 		int32_t rows = 0;
-		for (int32_t z = D->nbrStart[j]; z < D->nbrStart[j + 1]; ++z) rows += D->blk[D->nbr[z]].dim;
-		int d = D->blk[j].dim;
+		for (int32_t z = D->nbrStart[j]; z < D->nbrStart[j + 1]; ++z) rows += D->S->blk[D->nbr[z]].dim;
+		int d = D->S->blk[j].dim;
 		nnz += (int64_t)d * rows + (int64_t)d * (d + 1) / 2;
 	}
 	if (nnz > INT32_MAX / 4 || nnz > DIR_MAX_COLUMN * (int64_t)D->m) return false;
 	if (!grow_i(w, &D->dim, &D->dimCap, D->nblk + 1) || !grow_i(w, &D->diagOff, &D->diagOffCap, D->nblk + 1) ||
 	    !grow_i(w, &D->offOff, &D->offOffCap, count + 1) || !grow_d(w, &D->scale, &D->scaleCap, D->m + 1))
 		return false;
-	for (int32_t j = 0; j < D->nblk; ++j) D->dim[j] = D->blk[j].dim;
+	for (int32_t j = 0; j < D->nblk; ++j) D->dim[j] = D->S->blk[j].dim;
 	ib_bchol_value_sizes(D->nblk, D->dim, D->nbrStart, D->nbr, D->diagOff, D->offOff);
 	return true;
 }
@@ -427,16 +424,16 @@ static bool same_pattern(ibWorld* w, ibContactDirect* D, bool* ok)
 	int32_t len = 3 * D->nblk;
 	bool same = D->sigLen == len;
 	for (int32_t i = 0; same && i < D->nblk; ++i)
-		same = D->sig[3 * i] == D->blk[i].dim && D->sig[3 * i + 1] == D->blk[i].body[0] && D->sig[3 * i + 2] == D->blk[i].body[1];
+		same = D->sig[3 * i] == D->S->blk[i].dim && D->sig[3 * i + 1] == D->S->blk[i].body[0] && D->sig[3 * i + 2] == D->S->blk[i].body[1];
 	if (same) return true;
 	if (!grow_i(w, &D->sig, &D->sigCap, len + 1)) {
 		*ok = false;
 		return false;
 	}
 	for (int32_t i = 0; i < D->nblk; ++i) {
-		D->sig[3 * i] = D->blk[i].dim;
-		D->sig[3 * i + 1] = D->blk[i].body[0];
-		D->sig[3 * i + 2] = D->blk[i].body[1];
+		D->sig[3 * i] = D->S->blk[i].dim;
+		D->sig[3 * i + 1] = D->S->blk[i].body[0];
+		D->sig[3 * i + 2] = D->S->blk[i].body[1];
 	}
 	D->sigLen = len;
 	return false;
@@ -503,10 +500,10 @@ static bool factor(ibWorld* w, ibContactStore* cs, ibContactDirect* D, bool forc
 		/* the factor's geometry must still be close: lever arms and normals within 1e-3 (relative) */
 		bool close = true;
 		for (int32_t k = 0; k < D->nblk && close; ++k) {
-			const double* G = &D->blk[k].G[0][0];
+			const double* G = &D->S->blk[k].G[0][0];
 			const double* R = D->gref + 72 * (size_t)k;
 			/* rows 0..2 hold all of the geometry (e_k, r x e_k; a face's rows 3..5 are (0, e_k)) */
-			int len = 6 * (D->blk[k].dim < 3 ? D->blk[k].dim : 3);
+			int len = 6 * (D->S->blk[k].dim < 3 ? D->S->blk[k].dim : 3);
 			for (int p = 0; p < 2 && close; ++p)
 				for (int q = 0; q < len; ++q) close &= fabs(G[36 * p + q] - R[36 * p + q]) <= 1e-3 * (1.0 + fabs(R[36 * p + q]));
 		}
@@ -518,16 +515,16 @@ static bool factor(ibWorld* w, ibContactStore* cs, ibContactDirect* D, bool forc
 	if (!grow_d(w, &D->gref, &D->grefCap, 72 * D->nblk + 1) || !grow_d(w, &S->Ad, &S->AdCap, D->diagOff[D->nblk] + 1) ||
 	    !grow_d(w, &S->Ao, &S->AoCap, D->offOff[D->nbrStart[D->nblk]] + 1))
 		return false;
-	for (int32_t k = 0; k < D->nblk; ++k) memcpy(D->gref + 72 * (size_t)k, &D->blk[k].G[0][0], 72 * sizeof(double));
+	for (int32_t k = 0; k < D->nblk; ++k) memcpy(D->gref + 72 * (size_t)k, &D->S->blk[k].G[0][0], 72 * sizeof(double));
 	for (int32_t j = 0; j < D->nblk; ++j) {
-		const DBlock* J = &D->blk[j];
+		const DBlock* J = &D->S->blk[j];
 		for (int s = 0; s < J->dim; ++s) {
 			double d = entry(J, s, J, s);
 			D->scale[J->off + s] = d > 0.0 ? 1.0 / sqrt(d) : 0.0;
 		}
 	}
 	for (int32_t j = 0; j < D->nblk; ++j) {
-		const DBlock* J = &D->blk[j];
+		const DBlock* J = &D->S->blk[j];
 		const double* sj = D->scale + J->off;
 		double* a = S->Ad + D->diagOff[j];
 		for (int r = 0; r < J->dim; ++r) {
@@ -535,7 +532,7 @@ static bool factor(ibWorld* w, ibContactStore* cs, ibContactDirect* D, bool forc
 			a[J->dim * r + r] = 1.0 + DIR_REG * row_weight(J, r); /* the regularisation */
 		}
 		for (int32_t e = D->nbrStart[j]; e < D->nbrStart[j + 1]; ++e) {
-			const DBlock* I = &D->blk[D->nbr[e]];
+			const DBlock* I = &D->S->blk[D->nbr[e]];
 			double* b = S->Ao + D->offOff[e];
 			for (int r = 0; r < I->dim; ++r)
 				for (int s = 0; s < J->dim; ++s) b[J->dim * r + s] = D->scale[I->off + r] * sj[s] * entry(I, r, J, s);
@@ -623,7 +620,7 @@ static void apply_block(ibWorld* w, const DBlock* B, const double* dl)
 	}
 }
 
-/* Impulses for the right-hand side in D->rhs (overwritten). The rows of a pile are dependent and the
+/* Impulses for the right-hand side in D->S->rhs (overwritten). The rows of a pile are dependent and the
  * errors never exactly consistent: y = (A + d I)^-1 b carries the inconsistent part b_0 (in the null
  * space of A = of G^T: self-equilibrated impulses that move no body) amplified by 1/d. The second solve
  * x = (A + d W)^-1 A y = (A + d W)^-1 (b - d W y) removes it (its components are b_i l_i / (l_i + d)^2 on the eigenvectors of A):
@@ -631,15 +628,15 @@ static void apply_block(ibWorld* w, const DBlock* B, const double* dl)
 static bool solve(ibContactDirect* D)
 {
 	int32_t m = D->m;
-	double* v = D->rhs;
-	double* b = D->tmp;
+	double* v = D->S->rhs;
+	double* b = D->S->tmp;
 	for (int32_t i = 0; i < m; ++i) b[i] = v[i] *= D->scale[i];
 	ib_bchol_solve(&D->F, v, v);
 	/* A y = (A + d W) y - d W y = b - d W y: no product with A (its rounding is of the same order) */
 	for (int32_t j = 0; j < D->nblk; ++j)
-		for (int r = 0; r < D->blk[j].dim; ++r) {
-			int32_t i = D->blk[j].off + r;
-			v[i] = b[i] - DIR_REG * row_weight(&D->blk[j], r) * v[i];
+		for (int r = 0; r < D->S->blk[j].dim; ++r) {
+			int32_t i = D->S->blk[j].off + r;
+			v[i] = b[i] - DIR_REG * row_weight(&D->S->blk[j], r) * v[i];
 		}
 	ib_bchol_solve(&D->F, v, v);
 	for (int32_t i = 0; i < m; ++i) {
@@ -706,7 +703,7 @@ static bool demote(const ibContactStore* cs, ibContactDirect* D, uint8_t* mode)
 {
 	bool any = false;
 	for (int32_t k = 0; k < D->nblk; ++k) {
-		DBlock* B = &D->blk[k];
+		DBlock* B = &D->S->blk[k];
 		const double* N = B->N;
 		const ibVec3* T = B->T;
 		if (block_loads(cs, B, B->N, B->T)) continue;
@@ -725,7 +722,7 @@ static bool demote(const ibContactStore* cs, ibContactDirect* D, uint8_t* mode)
 static void distribute(ibWorld* w, ibContactStore* cs, ibContactDirect* D, bool velocity)
 {
 	for (int32_t k = 0; k < D->nblk; ++k) {
-		DBlock* B = &D->blk[k];
+		DBlock* B = &D->S->blk[k];
 		const double* N = B->N;
 		const ibVec3* T = B->T;
 		if (B->dim == 6) {
@@ -750,7 +747,7 @@ static void distribute(ibWorld* w, ibContactStore* cs, ibContactDirect* D, bool 
 static void undo(ibWorld* w, ibContactDirect* D)
 {
 	for (int32_t k = 0; k < D->nblk; ++k) {
-		DBlock* B = &D->blk[k];
+		DBlock* B = &D->S->blk[k];
 		double neg[6];
 		for (int q = 0; q < B->dim; ++q) neg[q] = -B->lam[q];
 		apply_block(w, B, neg);
@@ -765,7 +762,7 @@ static int iterate(ibWorld* w, ibContactStore* cs, ibContactDirect* D, double h,
 	bool ready = false, fresh = false, ran = false;
 	for (int it = 0;; ++it) {
 		err = 0.0; /* also the final error when the loop ends: nothing is applied after this evaluation */
-		for (int32_t k = 0; k < D->nblk; ++k) err = fmax(err, block_rhs(w, cs, &D->blk[k], h, velocity, D->rhs + D->blk[k].off));
+		for (int32_t k = 0; k < D->nblk; ++k) err = fmax(err, block_rhs(w, cs, &D->S->blk[k], h, velocity, D->S->rhs + D->S->blk[k].off));
 		if (first < 0.0) first = err;
 		if (!(err > 0.1 * tol) || it == DIR_MAX_ITERATIONS) break;
 		bool slow = it >= 1 && err > DIR_SLOW * last; /* a stale factor that no longer halves the error */
@@ -780,8 +777,8 @@ static int iterate(ibWorld* w, ibContactStore* cs, ibContactDirect* D, double h,
 		}
 		ran = true;
 		for (int32_t k = 0; k < D->nblk; ++k) {
-			DBlock* B = &D->blk[k];
-			const double* dl = D->rhs + B->off;
+			DBlock* B = &D->S->blk[k];
+			const double* dl = D->S->rhs + B->off;
 			apply_block(w, B, dl);
 			for (int q = 0; q < B->dim; ++q) B->lam[q] += dl[q];
 		}
@@ -856,8 +853,6 @@ ibDirectResult ib_contacts_direct(ibWorld* w, ibContactStore* cs, double h, bool
 		ibContactDirect* D = pass == 0 ? D0 : direct_of(w, cs, velocity && first == 0 ? 3 : 2);
 		if (!D || !build_blocks(w, cs, D, mode) || D->nblk == 0) return IB_DIRECT_NONE;
 		if (!grow_d(w, &S->rhs, &S->rhsCap, D->m + 1) || !grow_d(w, &S->tmp, &S->tmpCap, D->m + 1)) return IB_DIRECT_NONE;
-		D->rhs = S->rhs;
-		D->tmp = S->tmp;
 		int r = iterate(w, cs, D, h, velocity, tol);
 		if (r <= 0) return IB_DIRECT_NONE;
 		if (!demote(cs, D, mode)) {

@@ -194,8 +194,9 @@ void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs);
  * 3-dof, frictionless points 1-dof normal; sliding points are left to the sweeps), iterated with one factorisation until the predicted errors
  * (position) or relative velocities (velocity) are within tolerance; its impulses are distributed to
  * the points, projected onto their cones and left to the sweeps as a starting iterate. HELD: every
- * resting point is one the system would hold, and all are within a tenth of the tolerance already
- * (the warm start holds): nothing was solved, and a sweep would only confirm it. */
+ * resting point is one the system would hold, and all are within DIR_HELD (2 %) of the tolerance
+ * already (the warm start holds): nothing was solved, and a sweep would only confirm it. NONE: nothing
+ * was solved (within a tenth of the tolerance, or the system could not help). */
 typedef enum ibDirectResult { IB_DIRECT_NONE, IB_DIRECT_SOLVED, IB_DIRECT_HELD } ibDirectResult;
 ibDirectResult ib_contacts_direct(ibWorld* w, ibContactStore* cs, double h, bool velocity);
 void ib_contacts_direct_destroy(ibWorld* w, ibContactStore* cs);

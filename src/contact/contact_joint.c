@@ -219,7 +219,7 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 	cs->lastH = h;
 	warm_start(w, cs, h, false);
 	/* a starting iterate for the sweeps (contact_direct.c); where the warm start already holds every
-	 * point within a tenth of the tolerance, the sweep would only confirm it */
+	 * resting point within 2 % of the tolerance (IB_DIRECT_HELD), the sweep would only confirm it */
 	bool held = ib_contacts_direct(w, cs, h, false) == IB_DIRECT_HELD;
 	RestCtx x = {h, set->contactPositionTolerance, 0.0, 0.0, false};
 	ibContactLoop loop = {position_point, w->joints || w->soft ? joint_position_sweep : NULL, &x, set->maxContactIterations, IB_CONTACT_RESTING, &x.res};
