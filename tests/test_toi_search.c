@@ -28,7 +28,7 @@ static void detect(ibWorld* w, double h)
  * 5 cm above (a jump of the separation across [-eps_c, eps_c] at no time in between) */
 static void motion(ibWorld* w, double h)
 {
-	(void)w, (void)h;
+	(void)h;
 	g_ball->st.s.z = g_runs++ == 0 ? 0.45 : 0.55;
 	g_ball->velVersion++;
 	g_ball->userPoseExact = false;

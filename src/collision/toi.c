@@ -141,7 +141,8 @@ static double search(ibWorld* w, ibCollisionWorld* cw, ibStepPhaseFn* motion, do
 		if ((it & 1) && hi - lo > 0.5 * width) glo = NAN;
 		if (it & 1) width = hi - lo;
 	}
-	/* not converged within the iteration cap: end at the last separated time */
+	/* not converged (iteration cap, or a bracket too short to hold a time of contact): end at the last
+	 * separated time, re-simulated unless the world is already there */
 	if (lo > 0.0) {
 		if (at != lo) simulate_to(w, cw, motion, lo, H);
 		return lo;
