@@ -31,6 +31,9 @@ static int ibdynWarm = 1; /* contact warm start of the ibdyn engine (--warm=0|1)
 static int ibdynShock = 0; /* shockIterations of the ibdyn engine on the box scenes (--shock=N) */
 static int ibdynToiSubsteps = -1; /* --max-toi-substeps=N: ibCollisionSettings.maxToiSubsteps of the ibdyn worlds (box scenes, funnel; -1 = default) */
 static int ibdynStall = -1; /* --stall=N: ibContactSettings.stallSweeps (default: the library's) */
+static double ibdynPosTol = 1e-5; /* --pos-tol=X: contactPositionTolerance eps_d of the ibdyn box worlds (m) */
+static double ibdynVelTol = 1e-4; /* --vel-tol=X: velocityTolerance of the ibdyn box worlds (m/s) */
+static int ibdynCaps = 0; /* --caps=N: cap every contact loop of the ibdyn box worlds at N sweeps (0 = the library's caps) */
 static int ibdynSpec = 1; /* --spec=0|1: ibCollisionSettings.speculativeApproach of the ibdyn box worlds (default on) */
 static int sleepAll = 0; /* --sleep=0|1: every engine of the box scenes lets resting bodies sleep (ContactScene.sleep) */
 static int ibdynVariants = 1; /* also run ibdyn-nowarm (warm start off) and ibdyn-shock10 (--no-variants: off) */
@@ -83,11 +86,12 @@ static ibWorldId ibdynWorld(const ContactScene* s, int shock, int warm, ibBodyId
 {
 	ibWorldDef wd = ibDefaultWorldDef();
 	wd.solver.contact.warmStart = warm != 0;
-	wd.solver.velocityTolerance = 1e-4;
+	wd.solver.velocityTolerance = ibdynVelTol;
 	wd.solver.contact.collisionTolerance = 1e-3;
-	wd.solver.contact.contactPositionTolerance = 1e-5;
+	wd.solver.contact.contactPositionTolerance = ibdynPosTol;
 	wd.solver.contact.shockIterations = shock;
 	if (ibdynStall >= 0) wd.solver.contact.stallSweeps = ibdynStall;
+	if (ibdynCaps > 0) wd.solver.contact.maxCollisionIterations = wd.solver.contact.maxContactIterations = ibdynCaps;
 	if (ibdynToiSubsteps >= 0) wd.collision.maxToiSubsteps = ibdynToiSubsteps;
 	wd.collision.speculativeApproach = ibdynSpec != 0;
 	wd.solver.sleep.enabled = s->sleep != 0;
@@ -270,12 +274,12 @@ static void boxScene(ContactScene* s, int pyramid, int peers)
 		r[e] = runBoxes(s, e, e == 0 ? ibdynShock : 10, e == 0 ? ibdynWarm : 1);
 		/* pyramid: no box moved by more than 0.1 m; rain: nothing fell through and the pile is at rest */
 		standing[e] = isStanding(&r[e], pyramid);
-		char extra[128];
+		char extra[192];
 		if (e == 0)
-			snprintf(extra, sizeof extra, " sleep=%s warm=%s shock=%d max_toi_substeps=%d spec=%d stall=%d", s->sleep ? "on" : "off",
+			snprintf(extra, sizeof extra, " sleep=%s warm=%s shock=%d max_toi_substeps=%d spec=%d stall=%d caps=%d pos_tol=%g vel_tol=%g", s->sleep ? "on" : "off",
 			         ibdynWarm ? "on" : "off", ibdynShock,
 			         ibdynToiSubsteps >= 0 ? ibdynToiSubsteps : ibDefaultCollisionSettings().maxToiSubsteps, ibdynSpec,
-			         ibdynStall >= 0 ? ibdynStall : ibDefaultSolverSettings().contact.stallSweeps);
+			         ibdynStall >= 0 ? ibdynStall : ibDefaultSolverSettings().contact.stallSweeps, ibdynCaps, ibdynPosTol, ibdynVelTol);
 		else
 			snprintf(extra, sizeof extra, " sleep=%s", s->sleep ? "on" : "off");
 		printRunEx(s, names[e], &r[e], standing[e], extra);
@@ -508,13 +512,16 @@ int main(int argc, char** argv)
 		else if (strncmp(argv[i], "--max-toi-substeps=", 19) == 0) ibdynToiSubsteps = atoi(argv[i] + 19);
 		else if (strncmp(argv[i], "--spec=", 7) == 0) ibdynSpec = atoi(argv[i] + 7);
 		else if (strncmp(argv[i], "--stall=", 8) == 0) ibdynStall = atoi(argv[i] + 8);
+		else if (strncmp(argv[i], "--caps=", 7) == 0) ibdynCaps = atoi(argv[i] + 7);
+		else if (strncmp(argv[i], "--pos-tol=", 10) == 0) ibdynPosTol = atof(argv[i] + 10);
+		else if (strncmp(argv[i], "--vel-tol=", 10) == 0) ibdynVelTol = atof(argv[i] + 10);
 		else if (strncmp(argv[i], "--sleep=", 8) == 0) sleepAll = atoi(argv[i] + 8);
 		else if (strcmp(argv[i], "pyramid20") == 0) want[0] = any = 1;
 		else if (strcmp(argv[i], "rain1000") == 0) want[1] = any = 1;
 		else if (strcmp(argv[i], "wall252") == 0) want[2] = any = 1;
 		else if (strcmp(argv[i], "funnel1000") == 0) funnel = any = 1; /* only on request: steps take ~0.5 s */
 		else {
-			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--warm=0|1] [--shock=N] [--no-variants] [--max-toi-substeps=N] [--spec=0|1] [--stall=N] [--sleep=0|1]\n");
+			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--warm=0|1] [--shock=N] [--no-variants] [--max-toi-substeps=N] [--spec=0|1] [--stall=N] [--caps=N] [--pos-tol=M] [--vel-tol=V] [--sleep=0|1]\n");
 			return 2;
 		}
 	}
