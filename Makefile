@@ -35,7 +35,7 @@ test-asan:
 
 bench:
 	@tools/setup.sh bench
-	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DIBDYN_BENCH=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DIBDYN_BENCH=ON -DIBDYN_LTO=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BENCH_BUILD) -j$(JOBS)
 	@set -e; for b in $(BENCH_BUILD)/bench/bench_*; do [ -x "$$b" ] && "$$b"; done
 
