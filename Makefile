@@ -12,7 +12,7 @@ all: build
 setup:
 	@tools/setup.sh build
 
-# `make run` needs no test packages (cmocka): the tests are configured by test-normal only
+# `make run` needs no test packages (cmocka): the tests are configured by test-normal and test-asan only
 build: setup
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DIBDYN_TESTS=OFF $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
