@@ -99,6 +99,9 @@ typedef struct ibContactStore {
 	/* the last exact prediction of each body (base of the linearised updates) and its velocities */
 	ibVec3 *baseS, *baseV, *baseW;
 	ibMat3* baseR;
+	/* baseOk 2: a torque-free body of equal principal moments, predicted as exp(h w) R0; baseJ is the left
+	 * Jacobian of exp at h baseW (contact_set.c, predict_linear) */
+	ibMat3* baseJ;
 	uint8_t* baseOk;
 	double* baseWLen; /* |baseW| */
 	int32_t predCapacity;
@@ -163,6 +166,10 @@ void ib_contacts_keep(ibWorld* w, ibContactStore* cs);
 void ib_contacts_balance_warm(ibContactPrev* g, int32_t m, bool keepLoads);
 ibVec3 ib_contact_rel_velocity(const ibWorld* w, const ibContactRow* c);
 void ib_contact_apply(ibWorld* w, const ibContactRow* c, ibVec3 p);
+/* the left Jacobian of exp on SO(3) at the rotation vector t: exp(t + d) = exp(J_l(t) d) exp(t) + O(|d|^2) */
+ibMat3 ib_contact_left_jacobian(ibVec3 t);
+/* p1 + p2 as one impulse; the stall measure (sweepMax2) sees |p1| and |p2| as two impulses */
+void ib_contact_apply2(ibWorld* w, const ibContactRow* c, ibVec3 p1, ibVec3 p2);
 /* K_aa + K_bb at given world points (zero blocks for non-dynamic bodies) */
 ibMat3 ib_contact_response(const ibWorld* w, int32_t b1, ibVec3 a, int32_t b2, ibVec3 b);
 /* Predicted pose of body i after a free step h (cached per velocity version). */
@@ -213,6 +220,8 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h);
 /* friction impulse of one iteration (§5.2.5, used by collisions and dynamic friction of contact
  * joints): dN = this iteration's normal impulse; true if an impulse was applied or the state changed */
 bool ib_contact_friction_velocity(ibWorld* w, ibContactRow* c, double dN, double tol);
+/* the same with the normal impulse pN not yet applied (of a point with friction): applies pN with the friction */
+bool ib_contact_friction_velocity_pending(ibWorld* w, ibContactRow* c, double dN, double tol, ibVec3 pN);
 
 /* [IMPL] Speed (m/s) at which a contact joint removes an error that exists at t0 (a penetration, an
  * offset from its static-friction anchors): at most IB_CONTACT_RECOVERY_SPEED * h per (sub-)step. */

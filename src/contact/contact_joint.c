@@ -54,6 +54,8 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 	c->gap = g;
 	g += c->allowN; /* an old penetration is removed at the recovery speed only */
 	double err = 0.0, dN = 0.0;
+	/* a sliding point's normal impulse is applied together with its friction (one update per body) */
+	bool defer = (c->mus > 0.0 || c->mud > 0.0) && !c->sticking && c->frozen == 0;
 	/* every point is corrected on every sweep (also below eps_d, so that no sub-tolerance bias of the
 	 * sweep order survives the step); the loop ends when no correction exceeded eps_d */
 	if (g < 0.0 || (g > 0.0 && c->accN > 0.0)) {
@@ -61,7 +63,7 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 		if (c->accN + dN < 0.0) dN = -c->accN;
 		if (dN != 0.0) {
 			c->accN += dN;
-			ib_contact_apply(w, c, ibScale(dN, c->n));
+			if (!defer) ib_contact_apply(w, c, ibScale(dN, c->n));
 			if (fabs(g) > eps) {
 				*moved = true;
 				err = fabs(g);
@@ -98,7 +100,9 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 		return fmax(err, l);
 	}
 	/* dynamic friction from this iteration's normal impulse (§5.2.5 at t0) */
-	if (ib_contact_friction_velocity(w, c, dN, w->solver.velocityTolerance)) *moved = true;
+	if (defer ? ib_contact_friction_velocity_pending(w, c, dN, w->solver.velocityTolerance, ibScale(dN, c->n))
+	          : ib_contact_friction_velocity(w, c, dN, w->solver.velocityTolerance))
+		*moved = true;
 	return err;
 }
 
@@ -288,10 +292,12 @@ static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void
 		}
 	}
 	dN = velocity_normal_impulse(c, un); /* the step's total normal impulse never pulls */
+	/* a sliding point's normal impulse is applied together with its friction (one update per body) */
+	bool defer = !c->sticking && (c->mus > 0.0 || c->mud > 0.0) && c->frozen == 0;
 	if (dN != 0.0) {
 		c->accVN += dN;
 		c->accN += dN;
-		ib_contact_apply(w, c, ibScale(dN, c->n));
+		if (!defer) ib_contact_apply(w, c, ibScale(dN, c->n));
 		if (fabs(un) > x->tol && dN != 0.0) moved = true;
 	}
 	if (c->sticking && c->mus > 0.0) {
@@ -319,7 +325,8 @@ static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void
 		if (sl > x->tol && !clamp) moved = true;
 		return moved;
 	}
-	if (ib_contact_friction_velocity(w, c, dN, x->tol)) moved = true;
+	if (defer ? ib_contact_friction_velocity_pending(w, c, dN, x->tol, ibScale(dN, c->n)) : ib_contact_friction_velocity(w, c, dN, x->tol))
+		moved = true;
 	return moved;
 }
 

@@ -38,7 +38,7 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_free(w, cs->predR, (size_t)cs->predCapacity * sizeof(ibMat3));
 	ib_free(w, cs->predVer, (size_t)cs->predCapacity * sizeof(uint32_t));
 	ib_free(w, cs->baseS, (size_t)cs->predCapacity * 3 * sizeof(ibVec3));
-	ib_free(w, cs->baseR, (size_t)cs->predCapacity * sizeof(ibMat3));
+	ib_free(w, cs->baseR, (size_t)cs->predCapacity * 2 * sizeof(ibMat3));
 	ib_free(w, cs->baseOk, (size_t)cs->predCapacity * sizeof(uint8_t));
 	ib_free(w, cs->baseWLen, (size_t)cs->predCapacity * sizeof(double));
 	ib_contact_patch_destroy(w, cs);
@@ -113,6 +113,17 @@ void ib_contact_apply(ibWorld* w, const ibContactRow* c, ibVec3 p)
 	if (c->frozen != 2) ib_body_apply_impulse(&w->bodies[c->b2], ibNeg(p), c->b);
 }
 
+void ib_contact_apply2(ibWorld* w, const ibContactRow* c, ibVec3 p1, ibVec3 p2)
+{
+	ibContactStore* cs = w->contactStore;
+	double q = fmax(ibDot(p1, p1), ibDot(p2, p2));
+	if (q > cs->sweepMax2) cs->sweepMax2 = q;
+	ibVec3 p = ibAdd(p1, p2);
+	if (ibDot(p, p) == 0.0) return;
+	if (c->frozen != 1) ib_body_apply_impulse(&w->bodies[c->b1], p, c->a);
+	if (c->frozen != 2) ib_body_apply_impulse(&w->bodies[c->b2], ibNeg(p), c->b);
+}
+
 void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h)
 {
 	for (int32_t i = 0; i < w->bodyHigh && i < cs->predCapacity; ++i) {
@@ -143,16 +154,54 @@ static inline ibMat3 skew_square(ibVec3 t)
 	                 {t.x * t.z, t.y * t.z, -t.y * t.y - t.x * t.x}}};
 }
 
+/* [IMPL] A torque-free body of equal principal moments (cubes, spheres) turns by exactly exp(h w) over the
+ * step (integrator.c). For it the linearised update uses the left Jacobian of exp at theta = h w0:
+ * exp(theta + h dw) = exp(J_l(theta) h dw) exp(theta) + O(|theta| |h dw|^2), so the error no longer
+ * grows with |w0| |dw| (the commutator of the two rotations) but only with |w0| |dw|^2: measured over
+ * 1e5 random cases with |theta| <= 2 and |h dw| <= 3e-4, at most 0.086 |theta| |h dw|^2, bounded here
+ * by IB_LINEAR_PREDICTION_JL |theta| |h dw|^2 <= IB_LINEAR_PREDICTION_ERROR. With the old bound a
+ * tumbling cube was predicted exactly after almost every impulse: rain1000 made 19.3M exact predictions
+ * in 42.9M updates over 150 steps. J_l(t) = I + (1 - cos a) / a^2 [t]x + (a - sin a) / a^3 [t]x^2, a = |t|. */
+#define IB_LINEAR_PREDICTION_JL 0.1
+
+ibMat3 ib_contact_left_jacobian(ibVec3 t)
+{
+	double a2 = ibDot(t, t), A, B;
+	if (a2 < 0.0625) { /* |t| < 0.25: the series (to a^10; the next terms below 1e-15 of J), where the closed
+	                    * form's a - sin a cancels */
+		A = 0.5 + a2 * (-1.0 / 24 + a2 * (1.0 / 720 + a2 * (-1.0 / 40320 + a2 * (1.0 / 3628800 + a2 * (-1.0 / 479001600)))));
+		B = 1.0 / 6 + a2 * (-1.0 / 120 + a2 * (1.0 / 5040 + a2 * (-1.0 / 362880 + a2 * (1.0 / 39916800 + a2 * (-1.0 / 6227020800)))));
+	} else {
+		double a = sqrt(a2), sh = sin(0.5 * a);
+		A = 2.0 * sh * sh / a2; /* (1 - cos a) / a^2 without the cancellation */
+		B = (a - sin(a)) / (a2 * a);
+	}
+	ibMat3 J = ibMat3_Add(ibMat3_Scale(A, ibMat3_Skew(t)), ibMat3_Scale(B, skew_square(t)));
+	for (int k = 0; k < 3; ++k) J.m[k][k] += 1.0;
+	return J;
+}
+
+/* the integrator's exp(h w) case (integrator.c: dynamic, torque-free, spherical inertia class) */
+static bool spherical_rotation(const ibBody* b)
+{
+	return b->type == IB_BODY_DYNAMIC && b->inertiaClass == IB_INERTIA_SPHERICAL && b->text.x == 0.0 && b->text.y == 0.0 &&
+	       b->text.z == 0.0;
+}
+
 static bool predict_linear(ibContactStore* cs, const ibBody* b, int32_t i, double h)
 {
 	if (!cs->baseOk[i]) return false;
 	double a0 = cs->baseWLen[i] * h;
 	ibVec3 dw = ibSub(b->st.w, cs->baseW[i]);
 	double da = ibLength(dw) * h;
-	if (!(da <= IB_LINEAR_PREDICTION_ANGLE && a0 * da <= IB_LINEAR_PREDICTION_ERROR)) return false;
+	if (!(da <= IB_LINEAR_PREDICTION_ANGLE)) return false;
+	bool jl = cs->baseOk[i] == 2;
+	if (jl ? !(IB_LINEAR_PREDICTION_JL * a0 * da * da <= IB_LINEAR_PREDICTION_ERROR) : !(a0 * da <= IB_LINEAR_PREDICTION_ERROR))
+		return false;
 	cs->predS[i] = ibMulAdd(cs->baseS[i], h, ibSub(b->st.v, cs->baseV[i]));
 	if (da > 0.0) { /* exp([t]x) = I + [t]x + [t]x^2 / 2 to |t|^3 / 6 < 5e-12 */
 		ibVec3 t = ibScale(h, dw);
+		if (jl) t = ibMat3_MulV(cs->baseJ[i], t); /* |J_l| <= 1 */
 		ibMat3 S = ibMat3_Skew(t), E = ibMat3_Add(S, ibMat3_Scale(0.5, skew_square(t)));
 		for (int k = 0; k < 3; ++k) E.m[k][k] += 1.0;
 		cs->predR[i] = ibMat3_Mul(E, cs->baseR[i]);
@@ -179,6 +228,10 @@ void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, i
 			cs->baseW[i] = b->st.w;
 			cs->baseWLen[i] = ibLength(b->st.w);
 			cs->baseOk[i] = 1;
+			if (spherical_rotation(b)) {
+				cs->baseJ[i] = ib_contact_left_jacobian(ibScale(h, b->st.w));
+				cs->baseOk[i] = 2;
+			}
 		}
 		cs->predVer[i] = b->velVersion;
 	}
@@ -209,7 +262,7 @@ static bool grow_prediction(ibWorld* w, ibContactStore* cs)
 	ibMat3* R = ib_alloc(w, (size_t)cap * sizeof(ibMat3));
 	uint32_t* v = ib_alloc(w, (size_t)cap * sizeof(uint32_t));
 	ibVec3* bs = ib_alloc(w, (size_t)cap * 3 * sizeof(ibVec3));
-	ibMat3* bR = ib_alloc(w, (size_t)cap * sizeof(ibMat3));
+	ibMat3* bR = ib_alloc(w, (size_t)cap * 2 * sizeof(ibMat3)); /* baseR, baseJ */
 	uint8_t* ok = ib_alloc(w, (size_t)cap * sizeof(uint8_t));
 	double* wl = ib_alloc(w, (size_t)cap * sizeof(double));
 	if (!s || !R || !v || !bs || !bR || !ok || !wl) {
@@ -217,7 +270,7 @@ static bool grow_prediction(ibWorld* w, ibContactStore* cs)
 		ib_free(w, R, (size_t)cap * sizeof(ibMat3));
 		ib_free(w, v, (size_t)cap * sizeof(uint32_t));
 		ib_free(w, bs, (size_t)cap * 3 * sizeof(ibVec3));
-		ib_free(w, bR, (size_t)cap * sizeof(ibMat3));
+		ib_free(w, bR, (size_t)cap * 2 * sizeof(ibMat3));
 		ib_free(w, ok, (size_t)cap * sizeof(uint8_t));
 		ib_free(w, wl, (size_t)cap * sizeof(double));
 		return false;
@@ -226,7 +279,7 @@ static bool grow_prediction(ibWorld* w, ibContactStore* cs)
 	ib_free(w, cs->predR, (size_t)cs->predCapacity * sizeof(ibMat3));
 	ib_free(w, cs->predVer, (size_t)cs->predCapacity * sizeof(uint32_t));
 	ib_free(w, cs->baseS, (size_t)cs->predCapacity * 3 * sizeof(ibVec3));
-	ib_free(w, cs->baseR, (size_t)cs->predCapacity * sizeof(ibMat3));
+	ib_free(w, cs->baseR, (size_t)cs->predCapacity * 2 * sizeof(ibMat3));
 	ib_free(w, cs->baseOk, (size_t)cs->predCapacity * sizeof(uint8_t));
 	ib_free(w, cs->baseWLen, (size_t)cs->predCapacity * sizeof(double));
 	memset(ok, 0, (size_t)cap * sizeof(uint8_t));
@@ -238,6 +291,7 @@ static bool grow_prediction(ibWorld* w, ibContactStore* cs)
 	cs->baseV = bs + cap;
 	cs->baseW = bs + 2 * cap;
 	cs->baseR = bR;
+	cs->baseJ = bR + cap;
 	cs->baseOk = ok;
 	cs->baseWLen = wl;
 	cs->predCapacity = cap;
