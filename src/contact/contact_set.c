@@ -116,7 +116,7 @@ void ib_contact_apply(ibWorld* w, const ibContactRow* c, ibVec3 p)
 void ib_contact_apply2(ibWorld* w, const ibContactRow* c, ibVec3 p1, ibVec3 p2)
 {
 	ibContactStore* cs = w->contactStore;
-	double q = fmax(ibDot(p1, p1), ibDot(p2, p2));
+	double q1 = ibDot(p1, p1), q2 = ibDot(p2, p2), q = q1 > q2 ? q1 : q2; /* finite: no fmax call */
 	if (q > cs->sweepMax2) cs->sweepMax2 = q;
 	ibVec3 p = ibAdd(p1, p2);
 	if (ibDot(p, p) == 0.0) return;
