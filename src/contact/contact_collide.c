@@ -13,12 +13,13 @@
 #include "contact/contact_internal.h"
 
 /* Dynamic or static friction at the velocities that result once the normal impulse pN, not yet
- * applied, is (u + K pN: the velocity response is linear); pN and the friction are then applied as
+ * applied, is (u + K pN: the velocity response is linear; u the relative velocity now, read here unless
+ * the caller has it); pN and the friction are then applied as
  * one impulse (one update per body instead of two), the stall measure seeing each part alone, as if
  * applied one after the other. */
-static inline bool friction_velocity(ibWorld* w, ibContactRow* c, double dN, double tol, ibVec3 pN, bool pending)
+static inline bool friction_velocity(ibWorld* w, ibContactRow* c, double dN, double tol, ibVec3 pN, bool pending, const ibVec3* u0)
 {
-	ibVec3 u = ib_contact_rel_velocity(w, c);
+	ibVec3 u = u0 ? *u0 : ib_contact_rel_velocity(w, c);
 	if (pending) u = ibAdd(u, ibMat3_MulV(c->K, pN));
 	ibVec3 ut = ib_contact_tangential(u, c->n);
 	double s = ibLength(ut);
@@ -66,12 +67,12 @@ static inline bool friction_velocity(ibWorld* w, ibContactRow* c, double dN, dou
 bool ib_contact_friction_velocity(ibWorld* w, ibContactRow* c, double dN, double tol)
 {
 	if (c->mus <= 0.0 && c->mud <= 0.0) return false;
-	return friction_velocity(w, c, dN, tol, IB_VEC3_ZERO, false);
+	return friction_velocity(w, c, dN, tol, IB_VEC3_ZERO, false, NULL);
 }
 
-bool ib_contact_friction_velocity_pending(ibWorld* w, ibContactRow* c, double dN, double tol, ibVec3 pN)
+bool ib_contact_friction_velocity_pending(ibWorld* w, ibContactRow* c, double dN, double tol, ibVec3 pN, const ibVec3* u)
 {
-	return friction_velocity(w, c, dN, tol, pN, true);
+	return friction_velocity(w, c, dN, tol, pN, true, u);
 }
 
 /* [IMPL] Approach speed (m/s) that closes the t0 gap of a speculative point of an approaching pair

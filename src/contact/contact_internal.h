@@ -220,8 +220,9 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h);
 /* friction impulse of one iteration (§5.2.5, used by collisions and dynamic friction of contact
  * joints): dN = this iteration's normal impulse; true if an impulse was applied or the state changed */
 bool ib_contact_friction_velocity(ibWorld* w, ibContactRow* c, double dN, double tol);
-/* the same with the normal impulse pN not yet applied (of a point with friction): applies pN with the friction */
-bool ib_contact_friction_velocity_pending(ibWorld* w, ibContactRow* c, double dN, double tol, ibVec3 pN);
+/* the same with the normal impulse pN not yet applied (of a point with friction): applies pN with the
+ * friction; u: the point's relative velocity before pN if the caller has it, else NULL */
+bool ib_contact_friction_velocity_pending(ibWorld* w, ibContactRow* c, double dN, double tol, ibVec3 pN, const ibVec3* u);
 
 /* [IMPL] Speed (m/s) at which a contact joint removes an error that exists at t0 (a penetration, an
  * offset from its static-friction anchors): at most IB_CONTACT_RECOVERY_SPEED * h per (sub-)step. */

@@ -100,7 +100,7 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 		return fmax(err, l);
 	}
 	/* dynamic friction from this iteration's normal impulse (§5.2.5 at t0) */
-	if (defer ? ib_contact_friction_velocity_pending(w, c, dN, w->solver.velocityTolerance, ibScale(dN, c->n))
+	if (defer ? ib_contact_friction_velocity_pending(w, c, dN, w->solver.velocityTolerance, ibScale(dN, c->n), NULL)
 	          : ib_contact_friction_velocity(w, c, dN, w->solver.velocityTolerance))
 		*moved = true;
 	return err;
@@ -325,7 +325,7 @@ static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void
 		if (sl > x->tol && !clamp) moved = true;
 		return moved;
 	}
-	if (defer ? ib_contact_friction_velocity_pending(w, c, dN, x->tol, ibScale(dN, c->n)) : ib_contact_friction_velocity(w, c, dN, x->tol))
+	if (defer ? ib_contact_friction_velocity_pending(w, c, dN, x->tol, ibScale(dN, c->n), &u) : ib_contact_friction_velocity(w, c, dN, x->tol))
 		moved = true;
 	return moved;
 }

@@ -188,20 +188,30 @@ static bool spherical_rotation(const ibBody* b)
 	       b->text.z == 0.0;
 }
 
-static bool predict_linear(ibContactStore* cs, const ibBody* b, int32_t i, double h)
+/* The linearised update's terms: false if the body's velocities left the bounds (an exact prediction
+ * is due); else *t is the rotation vector of exp([t]x) R0' (0 if w = w0) */
+static inline bool linear_terms(const ibContactStore* cs, const ibBody* b, int32_t i, double h, ibVec3* t)
 {
 	if (!cs->baseOk[i]) return false;
 	double a0 = cs->baseWLen[i] * h;
 	ibVec3 dw = ibSub(b->st.w, cs->baseW[i]);
-	double da = ibLength(dw) * h;
-	if (!(da <= IB_LINEAR_PREDICTION_ANGLE)) return false;
+	double da2 = ibDot(dw, dw) * (h * h); /* (|w - w0| h)^2: the bounds squared, no square root */
+	if (!(da2 <= IB_LINEAR_PREDICTION_ANGLE * IB_LINEAR_PREDICTION_ANGLE)) return false;
 	bool jl = cs->baseOk[i] == 2;
-	if (jl ? !(IB_LINEAR_PREDICTION_JL * a0 * da * da <= IB_LINEAR_PREDICTION_ERROR) : !(a0 * da <= IB_LINEAR_PREDICTION_ERROR))
+	if (jl ? !(IB_LINEAR_PREDICTION_JL * a0 * da2 <= IB_LINEAR_PREDICTION_ERROR)
+	       : !(a0 * a0 * da2 <= IB_LINEAR_PREDICTION_ERROR * IB_LINEAR_PREDICTION_ERROR))
 		return false;
+	*t = ibScale(h, dw);
+	if (jl && da2 > 0.0) *t = ibMat3_MulV(cs->baseJ[i], *t); /* |J_l| <= 1 */
+	return true;
+}
+
+static bool predict_linear(ibContactStore* cs, const ibBody* b, int32_t i, double h)
+{
+	ibVec3 t;
+	if (!linear_terms(cs, b, i, h, &t)) return false;
 	cs->predS[i] = ibMulAdd(cs->baseS[i], h, ibSub(b->st.v, cs->baseV[i]));
-	if (da > 0.0) { /* exp([t]x) = I + [t]x + [t]x^2 / 2 to |t|^3 / 6 < 5e-12 */
-		ibVec3 t = ibScale(h, dw);
-		if (jl) t = ibMat3_MulV(cs->baseJ[i], t); /* |J_l| <= 1 */
+	if (ibDot(t, t) > 0.0) { /* exp([t]x) = I + [t]x + [t]x^2 / 2 to |t|^3 / 6 < 5e-12 */
 		ibMat3 S = ibMat3_Skew(t), E = ibMat3_Add(S, ibMat3_Scale(0.5, skew_square(t)));
 		for (int k = 0; k < 3; ++k) E.m[k][k] += 1.0;
 		cs->predR[i] = ibMat3_Mul(E, cs->baseR[i]);
