@@ -266,6 +266,8 @@ typedef struct ibBroadphase {
 	/* scratch of ib_broadphase_query_batch */
 	ibRayHit *batchQ, *batchP, *batchSort;
 	int32_t batchQCapacity, batchPCapacity, batchSortCapacity;
+	ibAABB *batchQBox, *batchPBox; /* the boxes of batchQ and batchP in their sorted order */
+	int32_t batchQBoxCapacity, batchPBoxCapacity;
 	uint64_t *batchHits, *batchHitScratch;
 	int32_t batchHitCapacity, batchHitScratchCapacity;
 

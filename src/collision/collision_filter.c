@@ -353,6 +353,8 @@ void ib_broadphase_destroy(ibBroadphase* bp)
 	FREE_ARR(bp, bp->batchQ, bp->batchQCapacity);
 	FREE_ARR(bp, bp->batchP, bp->batchPCapacity);
 	FREE_ARR(bp, bp->batchSort, bp->batchSortCapacity);
+	FREE_ARR(bp, bp->batchQBox, bp->batchQBoxCapacity);
+	FREE_ARR(bp, bp->batchPBox, bp->batchPBoxCapacity);
 	FREE_ARR(bp, bp->batchHits, bp->batchHitCapacity);
 	FREE_ARR(bp, bp->batchHitScratch, bp->batchHitScratchCapacity);
 	ibBpAllocator al = bp->alloc;
@@ -818,21 +820,27 @@ static bool batch_sweep(ibBroadphase* bp, const ibAABB* boxes, int32_t n, int32_
 	sort_hits(bp->batchQ, bp->batchSort, n);
 	sort_hits(bp->batchP, bp->batchSort, np);
 	const ibRayHit *Q = bp->batchQ, *P = bp->batchP;
+	/* the boxes in sweep order: the inner loops read memory in sequence (the same tests, the same hits) */
+	if (!RESERVE(bp, bp->batchQBox, bp->batchQBoxCapacity, n + 1) || !RESERVE(bp, bp->batchPBox, bp->batchPBoxCapacity, np + 1))
+		return false;
+	ibAABB *QB = bp->batchQBox, *PB = bp->batchPBox;
+	for (int32_t i = 0; i < n; ++i) QB[i] = boxes[Q[i].proxy];
+	for (int32_t j = 0; j < np; ++j) PB[j] = bp->aabbs[P[j].proxy];
 	int32_t j0 = 0;
 	for (int32_t i = 0; i < n; ++i) {
-		const ibAABB qb = boxes[Q[i].proxy];
+		const ibAABB qb = QB[i];
 		const double hi = axis_of(qb.hi, a);
 		while (j0 < np && P[j0].t < Q[i].t) ++j0;
 		for (int32_t j = j0; j < np && P[j].t <= hi; ++j)
-			if (ib_aabb_overlap(qb, bp->aabbs[P[j].proxy]) && !push_batch_hit(bp, hitCount, Q[i].proxy, P[j].proxy)) return false;
+			if (ib_aabb_overlap(qb, PB[j]) && !push_batch_hit(bp, hitCount, Q[i].proxy, P[j].proxy)) return false;
 	}
 	int32_t i0 = 0;
 	for (int32_t j = 0; j < np; ++j) {
-		const ibAABB pb = bp->aabbs[P[j].proxy];
+		const ibAABB pb = PB[j];
 		const double hi = axis_of(pb.hi, a);
 		while (i0 < n && Q[i0].t <= P[j].t) ++i0;
 		for (int32_t i = i0; i < n && Q[i].t <= hi; ++i)
-			if (ib_aabb_overlap(boxes[Q[i].proxy], pb) && !push_batch_hit(bp, hitCount, Q[i].proxy, P[j].proxy)) return false;
+			if (ib_aabb_overlap(QB[i], pb) && !push_batch_hit(bp, hitCount, Q[i].proxy, P[j].proxy)) return false;
 	}
 	return true;
 }
