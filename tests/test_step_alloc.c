@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "contact_test_util.h"
 #include "ibdyn/ibdyn.h"
 
 typedef struct Counter {
@@ -54,13 +55,7 @@ static ibWorldId counted_world(Counter* c)
 	wd.freeFn = count_free;
 	wd.allocContext = c;
 	ibWorldId w = ibCreateWorld(&wd);
-	ibBodyDef gd = ibDefaultBodyDef();
-	gd.position = ibV3(0, 0, -0.5);
-	ibBodyId g = ibCreateBody(w, &gd);
-	ibShapeDef sd = ibDefaultShapeDef();
-	sd.material = (ibMaterial){0.0, 0.25, 0.25};
-	ibBox gb = {{50.0, 50.0, 0.5}};
-	ibCreateBoxShape(g, &sd, &gb);
+	ct_ground(w, 0.0, ct_mat(0.0, 0.25, 0.25));
 	return w;
 }
 
