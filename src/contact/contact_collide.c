@@ -12,67 +12,63 @@
 #include "collision/collision_world.h"
 #include "contact/contact_internal.h"
 
-/* Dynamic or static friction at the velocities that result once the normal impulse pN, not yet
- * applied, is (u + K pN: the velocity response is linear; u the relative velocity now, read here unless
- * the caller has it); pN and the friction are then applied as
- * one impulse (one update per body instead of two), the stall measure seeing each part alone, as if
- * applied one after the other. */
-static inline bool friction_velocity(ibWorld* w, ibContactRow* c, double dN, double tol, ibVec3 pN, bool pending, const ibVec3* u0)
+/* The friction impulse of one iteration at relative velocity u (§5.2.5): *pT (0 if none), c->accT and
+ * the friction state updated; true if the tangential velocity changed by more than tol. */
+static bool friction_impulse(ibContactRow* c, ibVec3 u, double dN, double tol, ibVec3* pT)
 {
-	ibVec3 u = u0 ? *u0 : ib_contact_rel_velocity(w, c);
-	if (pending) u = ibAdd(u, ibMat3_MulV(c->K, pN));
+	*pT = IB_VEC3_ZERO;
 	ibVec3 ut = ib_contact_tangential(u, c->n);
 	double s = ibLength(ut);
-	ibVec3 pT = IB_VEC3_ZERO;
-	bool progress = false;
 	if (s <= tol) { /* at rest tangentially: static if the impulse stays in the cone (eq. 5.10) */
 		/* a change of state alone is no progress: at the cone's boundary the normal impulse's
 		 * sub-tolerance corrections would flip it every sweep and the loop would never end */
 		c->sticking = ibLength(c->accT) <= c->mus * c->accN * (1.0 + 1e-9);
-	} else {
-		ibVec3 t = ibScale(1.0 / s, ut);
-		double tKt = ibDot(t, ibMat3_MulV(c->K, t));
-		if (tKt > 0.0) {
-			double stop = s / tKt; /* |p_t,max| of eq. 5.9 */
-			if (c->sticking) {
-				ibVec3 cand = ibMulAdd(c->accT, -stop, t);
-				double lim = c->mus * c->accN, lc = ibLength(cand);
-				if (lc > lim) cand = ibScale(lim / lc, cand); /* [R] held at the cone's boundary (see contact_joint.c) */
-				pT = ibSub(cand, c->accT);
-				c->accT = cand;
-				progress = lc <= lim; /* at the boundary nothing more can be done in this sweep */
-				if (!pending) ib_contact_apply(w, c, pT);
-			} else {
-				/* eq. 5.8 with the signed normal increment ([R]): the friction follows mu_d times the
-				 * accumulated normal impulse also when the clamp of eq. 5.7 takes some of it back */
-				double dyn = c->mud * dN;
-				if (dyn != 0.0) {
-					double mag = dyn;
-					if (dyn >= stop) { /* friction stops the sliding: static from the next iteration on */
-						mag = stop;
-						c->sticking = true;
-					}
-					pT = ibScale(-mag, t);
-					c->accT = ibMulAdd(c->accT, -mag, t);
-					progress = fabs(mag) * tKt > tol; /* the tangential velocity changed by more than the tolerance */
-					if (!pending) ib_contact_apply(w, c, pT);
-				}
-			}
-		}
+		return false;
 	}
-	if (pending) ib_contact_apply2(w, c, pN, pT);
-	return progress;
+	ibVec3 t = ibScale(1.0 / s, ut);
+	double tKt = ibDot(t, ibMat3_MulV(c->K, t));
+	if (!(tKt > 0.0)) return false;
+	double stop = s / tKt; /* |p_t,max| of eq. 5.9 */
+	if (c->sticking) {
+		ibVec3 cand = ibMulAdd(c->accT, -stop, t);
+		double lim = c->mus * c->accN, lc = ibLength(cand);
+		if (lc > lim) cand = ibScale(lim / lc, cand); /* [R] held at the cone's boundary (see contact_joint.c) */
+		*pT = ibSub(cand, c->accT);
+		c->accT = cand;
+		return lc <= lim; /* at the boundary nothing more can be done in this sweep */
+	}
+	/* eq. 5.8 with the signed normal increment ([R]): the friction follows mu_d times the accumulated
+	 * normal impulse also when the clamp of eq. 5.7 takes some of it back */
+	double dyn = c->mud * dN;
+	if (dyn == 0.0) return false;
+	double mag = dyn;
+	if (dyn >= stop) { /* friction stops the sliding: static from the next iteration on */
+		mag = stop;
+		c->sticking = true;
+	}
+	*pT = ibScale(-mag, t);
+	c->accT = ibMulAdd(c->accT, -mag, t);
+	return fabs(mag) * tKt > tol; /* the tangential velocity changed by more than the tolerance */
 }
 
 bool ib_contact_friction_velocity(ibWorld* w, ibContactRow* c, double dN, double tol)
 {
 	if (c->mus <= 0.0 && c->mud <= 0.0) return false;
-	return friction_velocity(w, c, dN, tol, IB_VEC3_ZERO, false, NULL);
+	ibVec3 pT;
+	bool progress = friction_impulse(c, ib_contact_rel_velocity(w, c), dN, tol, &pT);
+	if (ibDot(pT, pT) > 0.0) ib_contact_apply(w, c, pT);
+	return progress;
 }
 
+/* The friction at the velocities that result once the normal impulse pN, not yet applied, is: u + K pN
+ * (the velocity response is linear); pN and the friction are then applied as one impulse (one update
+ * per body instead of two), the stall measure seeing each part alone. */
 bool ib_contact_friction_velocity_pending(ibWorld* w, ibContactRow* c, double dN, double tol, ibVec3 pN, const ibVec3* u)
 {
-	return friction_velocity(w, c, dN, tol, pN, true, u);
+	ibVec3 pT, u1 = ibAdd(u ? *u : ib_contact_rel_velocity(w, c), ibMat3_MulV(c->K, pN));
+	bool progress = friction_impulse(c, u1, dN, tol, &pT);
+	ib_contact_apply2(w, c, pN, pT);
+	return progress;
 }
 
 /* [IMPL] Approach speed (m/s) that closes the t0 gap of a speculative point of an approaching pair

@@ -223,6 +223,12 @@ bool ib_contact_friction_velocity(ibWorld* w, ibContactRow* c, double dN, double
 /* the same with the normal impulse pN not yet applied (of a point with friction): applies pN with the
  * friction; u: the point's relative velocity before pN if the caller has it, else NULL */
 bool ib_contact_friction_velocity_pending(ibWorld* w, ibContactRow* c, double dN, double tol, ibVec3 pN, const ibVec3* u);
+/* a sliding point with friction, on no frozen body: its normal impulse is applied together with its
+ * friction (ib_contact_friction_velocity_pending), one update per body */
+static inline bool ib_contact_defers_normal(const ibContactRow* c)
+{
+	return (c->mus > 0.0 || c->mud > 0.0) && !c->sticking && c->frozen == 0;
+}
 
 /* [IMPL] Speed (m/s) at which a contact joint removes an error that exists at t0 (a penetration, an
  * offset from its static-friction anchors): at most IB_CONTACT_RECOVERY_SPEED * h per (sub-)step. */

@@ -54,8 +54,7 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 	c->gap = g;
 	g += c->allowN; /* an old penetration is removed at the recovery speed only */
 	double err = 0.0, dN = 0.0;
-	/* a sliding point's normal impulse is applied together with its friction (one update per body) */
-	bool defer = (c->mus > 0.0 || c->mud > 0.0) && !c->sticking && c->frozen == 0;
+	bool defer = ib_contact_defers_normal(c);
 	/* every point is corrected on every sweep (also below eps_d, so that no sub-tolerance bias of the
 	 * sweep order survives the step); the loop ends when no correction exceeded eps_d */
 	if (g < 0.0 || (g > 0.0 && c->accN > 0.0)) {
@@ -292,8 +291,7 @@ static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void
 		}
 	}
 	dN = velocity_normal_impulse(c, un); /* the step's total normal impulse never pulls */
-	/* a sliding point's normal impulse is applied together with its friction (one update per body) */
-	bool defer = !c->sticking && (c->mus > 0.0 || c->mud > 0.0) && c->frozen == 0;
+	bool defer = ib_contact_defers_normal(c);
 	if (dN != 0.0) {
 		c->accVN += dN;
 		c->accN += dN;

@@ -104,13 +104,19 @@ ibVec3 ib_contact_rel_velocity(const ibWorld* w, const ibContactRow* c)
 	return ibSub(point_velocity(&w->bodies[c->b1], c->a), point_velocity(&w->bodies[c->b2], c->b));
 }
 
+/* p on body 1 at a, -p on body 2 at b (not on a frozen body) */
+static inline void apply_bodies(ibWorld* w, const ibContactRow* c, ibVec3 p)
+{
+	if (c->frozen != 1) ib_body_apply_impulse(&w->bodies[c->b1], p, c->a);
+	if (c->frozen != 2) ib_body_apply_impulse(&w->bodies[c->b2], ibNeg(p), c->b);
+}
+
 void ib_contact_apply(ibWorld* w, const ibContactRow* c, ibVec3 p)
 {
 	ibContactStore* cs = w->contactStore;
 	double p2 = ibDot(p, p);
 	if (p2 > cs->sweepMax2) cs->sweepMax2 = p2;
-	if (c->frozen != 1) ib_body_apply_impulse(&w->bodies[c->b1], p, c->a);
-	if (c->frozen != 2) ib_body_apply_impulse(&w->bodies[c->b2], ibNeg(p), c->b);
+	apply_bodies(w, c, p);
 }
 
 void ib_contact_apply2(ibWorld* w, const ibContactRow* c, ibVec3 p1, ibVec3 p2)
@@ -119,9 +125,7 @@ void ib_contact_apply2(ibWorld* w, const ibContactRow* c, ibVec3 p1, ibVec3 p2)
 	double q1 = ibDot(p1, p1), q2 = ibDot(p2, p2), q = q1 > q2 ? q1 : q2; /* finite: no fmax call */
 	if (q > cs->sweepMax2) cs->sweepMax2 = q;
 	ibVec3 p = ibAdd(p1, p2);
-	if (ibDot(p, p) == 0.0) return;
-	if (c->frozen != 1) ib_body_apply_impulse(&w->bodies[c->b1], p, c->a);
-	if (c->frozen != 2) ib_body_apply_impulse(&w->bodies[c->b2], ibNeg(p), c->b);
+	if (ibDot(p, p) > 0.0) apply_bodies(w, c, p);
 }
 
 void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h)
@@ -188,9 +192,7 @@ static bool spherical_rotation(const ibBody* b)
 	       b->text.z == 0.0;
 }
 
-/* The linearised update's terms: false if the body's velocities left the bounds (an exact prediction
- * is due); else *t is the rotation vector of exp([t]x) R0' (0 if w = w0) */
-static inline bool linear_terms(const ibContactStore* cs, const ibBody* b, int32_t i, double h, ibVec3* t)
+static bool predict_linear(ibContactStore* cs, const ibBody* b, int32_t i, double h)
 {
 	if (!cs->baseOk[i]) return false;
 	double a0 = cs->baseWLen[i] * h;
@@ -201,17 +203,10 @@ static inline bool linear_terms(const ibContactStore* cs, const ibBody* b, int32
 	if (jl ? !(IB_LINEAR_PREDICTION_JL * a0 * da2 <= IB_LINEAR_PREDICTION_ERROR)
 	       : !(a0 * a0 * da2 <= IB_LINEAR_PREDICTION_ERROR * IB_LINEAR_PREDICTION_ERROR))
 		return false;
-	*t = ibScale(h, dw);
-	if (jl && da2 > 0.0) *t = ibMat3_MulV(cs->baseJ[i], *t); /* |J_l| <= 1 */
-	return true;
-}
-
-static bool predict_linear(ibContactStore* cs, const ibBody* b, int32_t i, double h)
-{
-	ibVec3 t;
-	if (!linear_terms(cs, b, i, h, &t)) return false;
 	cs->predS[i] = ibMulAdd(cs->baseS[i], h, ibSub(b->st.v, cs->baseV[i]));
-	if (ibDot(t, t) > 0.0) { /* exp([t]x) = I + [t]x + [t]x^2 / 2 to |t|^3 / 6 < 5e-12 */
+	if (da2 > 0.0) { /* exp([t]x) = I + [t]x + [t]x^2 / 2 to |t|^3 / 6 < 5e-12 */
+		ibVec3 t = ibScale(h, dw);
+		if (jl) t = ibMat3_MulV(cs->baseJ[i], t); /* |J_l| <= 1 */
 		ibMat3 S = ibMat3_Skew(t), E = ibMat3_Add(S, ibMat3_Scale(0.5, skew_square(t)));
 		for (int k = 0; k < 3; ++k) E.m[k][k] += 1.0;
 		cs->predR[i] = ibMat3_Mul(E, cs->baseR[i]);
