@@ -141,6 +141,14 @@ bool ib_toi_checked(const ibWorld* w);
 /* [IMPL] The pair (shape indices) got speculative points at this sub-step's t0 (contact_speculative.c):
  * the penetration tests of the sub-step leave it to the contact solver, as a touching pair. false on OOM. */
 bool ib_toi_mark_speculative(ibWorld* w, int32_t shapeA, int32_t shapeB);
+/* [IMPL] The gap (m) up to which the pair (shape indices), at the world's current state, would get
+ * speculative points at the start of a checked sub-step of length h (contact_speculative.c's
+ * near_pair: speculativeApproach on, restitution 0, not fast, closing within its reach); 0 if it
+ * would not. The time-of-contact search ends a sub-step once the pair it tracks is that close. */
+double ib_contacts_speculative_window(const ibWorld* w, int32_t shapeA, int32_t shapeB, double h);
+/* How far two points of the pair (shape indices) can approach each other in h at the current
+ * velocities, with the gravity and recovery speeds a step can add, doubled (m). */
+double ib_contacts_closing_bound(const ibWorld* w, int32_t shapeA, int32_t shapeB, double h);
 /* Candidates of speculative contacts (src/contact/contact_speculative.c): every shape pair that may
  * collide, was not touching at the last detection and whose AABBs overlap when fattened by the motion
  * bounds motion[body] (m; indexed like w->bodies, 0 for bodies that do not move) of its two bodies;

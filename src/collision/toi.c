@@ -100,6 +100,7 @@ static double search(ibWorld* w, ibCollisionWorld* cw, ibStepPhaseFn* motion, do
 	const bool interp = w->collisionSettings.toiMode == IB_TOI_INTERPOLATION;
 	int lastSide = 0;
 	double width = hi - lo, at = -1.0; /* at: the time the world was last re-simulated to */
+	double depth = ghi;                /* the tracked pair's distance at hi (ghi is scaled by Illinois) */
 	for (int it = 0; it < w->collisionSettings.maxToiIterations; ++it) {
 		/* [IMPL] an interval shorter than a millionth of the step holds no time of contact: the
 		 * separation jumps across [-eps_c, eps_c] there (a re-simulation does not repeat the run that
@@ -126,14 +127,23 @@ static double search(ibWorld* w, ibCollisionWorld* cw, ibStepPhaseFn* motion, do
 				glo *= 0.5; /* Illinois: the other end was kept twice */
 			}
 			hi = tau;
-			ghi = p.minSeparation;
+			ghi = depth = p.minSeparation;
 			lastSide = 1;
 		} else if (p.minSeparation <= eps) {
 			return tau;
 		} else {
 			double g = pair_distance(w, sa, sb, NULL);
+			/* [IMPL] close enough for the next sub-step's speculative points (speculativeApproach): they
+			 * stop the approach at its end, so the rest of the bracket need not be re-simulated */
+			if (g <= ib_contacts_speculative_window(w, sa, sb, H - tau)) return tau;
 			lo = tau;
 			glo = g;
+			/* [IMPL] farther apart than the pair can close before hi: the separation is not continuous
+			 * in the time (a re-simulation does not repeat the run of hi: its contact loops start where
+			 * the last run's ended, and a pile's loops end by stalling), the bracket holds no contact.
+			 * rain1000: a cube on the ground at 1.1 cm re-simulated up to 1e-6 of the step short of
+			 * the run that had it 1.1 cm deep, 7 re-simulations of the whole pile. */
+			if (isfinite(g) && isfinite(depth) && g - depth > ib_contacts_closing_bound(w, sa, sb, hi - lo)) break;
 			if (lastSide == -1 && isfinite(ghi)) ghi *= 0.5;
 			lastSide = -1;
 		}

@@ -213,6 +213,8 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 /* in a sub-step the time-of-contact test checks: the speculative points (spec = 3) of the approaching
  * slow inelastic pairs, before the collisions, which stop their approach at the contact */
 bool ib_contacts_speculative_near(ibWorld* w, ibContactStore* cs, double h);
+/* Restitution of a shape pair under the world's mixing rule, clamped to [0, 1]. */
+double ib_contact_pair_restitution(const ibWorld* w, const ibShape* a, const ibShape* b);
 
 /* contact_collide.c: collision loop (§5.2) with friction (§5.2.5) */
 void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h);

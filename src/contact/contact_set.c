@@ -60,6 +60,11 @@ static double mix(ibMixRule rule, double x, double y)
 	}
 }
 
+double ib_contact_pair_restitution(const ibWorld* w, const ibShape* a, const ibShape* b)
+{
+	return fmin(1.0, fmax(0.0, mix(w->solver.contact.restitutionMixing, a->material.restitution, b->material.restitution)));
+}
+
 double ib_contact_resting_speed(const ibWorld* w)
 {
 	const ibContactSettings* s = &w->solver.contact;
@@ -419,7 +424,7 @@ bool ib_contacts_add_pair(ibWorld* w, ibContactStore* cs, const ibContactPair* p
 	if (jointed(w, pr->bodyA, pr->bodyB)) return true;
 	const ibMaterial* ma = &w->shapes[pr->shapeA].material;
 	const ibMaterial* mb = &w->shapes[pr->shapeB].material;
-	double e = fmin(1.0, fmax(0.0, mix(set->restitutionMixing, ma->restitution, mb->restitution)));
+	double e = ib_contact_pair_restitution(w, &w->shapes[pr->shapeA], &w->shapes[pr->shapeB]);
 	double mus = fmax(0.0, mix(set->frictionMixing, ma->staticFriction, mb->staticFriction));
 	double mud = fmax(0.0, mix(set->frictionMixing, ma->dynamicFriction, mb->dynamicFriction));
 	const ibManifold* m = &pr->manifold;

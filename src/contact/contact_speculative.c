@@ -189,6 +189,23 @@ static bool near_pair(ibWorld* w, void* ctx, int32_t sa, int32_t sb)
 	return true;
 }
 
+double ib_contacts_closing_bound(const ibWorld* w, int32_t sa, int32_t sb, double h)
+{
+	return closing_bound(w, &w->shapes[sa], &w->shapes[sb], h);
+}
+
+double ib_contacts_speculative_window(const ibWorld* w, int32_t sa, int32_t sb, double h)
+{
+	const ibShape *pa = &w->shapes[sa], *pb = &w->shapes[sb];
+	if (!w->collisionSettings.speculativeApproach || !(h > 0.0)) return 0.0;
+	if (pa->type == IB_SHAPE_TRIMESH || pb->type == IB_SHAPE_TRIMESH) return 0.0;
+	if (ib_contact_pair_restitution(w, pa, pb) > 0.0) return 0.0;
+	double cap = 0.5 * fmin(inner_size(w, pa), inner_size(w, pb));
+	if (0.5 * closing_bound(w, pa, pb, h) > 2.0 * cap) return 0.0; /* fast: near_pair leaves it to the search */
+	/* near_pair's "closes" by reach, without the slack: the window stays inside its region */
+	return body_reach(w, pa, pb) * h;
+}
+
 bool ib_contacts_speculative_near(ibWorld* w, ibContactStore* cs, double h)
 {
 	if (!ib_toi_checked(w)) return true;
