@@ -2,7 +2,8 @@
  * found the penetration (in a pile the contact loops start from the state the last run left and end
  * by stalling, so the motion is not a continuous function of the sub-step length): the search must
  * give up once its interval is shorter than a millionth of the step, not bisect it to the iteration
- * cap with a re-simulation of the whole world per iteration (rain1000: 35 of 45 re-simulations). */
+ * cap with a re-simulation of the whole world per iteration (rain1000: 35 of 45 re-simulations), and it
+ * gives up at once where the pair is farther apart than it can close before the penetrating end. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,8 +67,12 @@ static void test_discontinuous_search(void** state)
 		ibCollisionStats cs = ibWorld_GetCollisionStats(id);
 		printf("%s: %d runs, %d re-simulations (cap %d), %d sub-steps, ball at z = %.3f\n", mode ? "bisection" : "interpolation", g_runs,
 		       cs.toiIterations, wd.collision.maxToiIterations, cs.toiSubsteps, ibBody_GetPosition(ball).z);
-		/* a millionth of the step is reached after ~20 halvings of the interval; the cap is 40 */
-		assert_true(cs.toiIterations <= 25);
+		/* a millionth of the step is reached after ~20 halvings of the interval; the cap is 40. And
+		 * since session 16: at the first separated time the ball is farther from its depth at the end
+		 * than it can close in the rest of the bracket (ib_contacts_closing_bound), so the search gives
+		 * up there (8 re-simulations with regula falsi and 20 with bisection under the bracket-length
+		 * rule alone) */
+		assert_true(cs.toiIterations <= 2);
 		assert_true(cs.toiIterations < wd.collision.maxToiIterations);
 		/* the sub-step ends at the last separated time, and the rest of the step runs from there */
 		assert_true(fabs(ibBody_GetPosition(ball).z - 0.55) < 1e-12);
