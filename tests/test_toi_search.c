@@ -80,10 +80,48 @@ static void test_discontinuous_search(void** state)
 	}
 }
 
+/* The window in which the search ends a sub-step early (ib_contacts_speculative_window): the
+ * pair's reach times h for a slow inelastic pair with speculativeApproach on, 0 where the next
+ * sub-step would not give the pair speculative points (setting off, elastic, fast). */
+static void test_speculative_window(void** state)
+{
+	(void)state;
+	for (int c = 0; c < 4; ++c) {
+		ibWorldDef wd = ibDefaultWorldDef();
+		wd.collision.speculativeApproach = c != 1;
+		ibWorldId id = ibCreateWorld(&wd);
+		ibBodyDef bd = ibDefaultBodyDef();
+		bd.position = ibV3(0, 0, -0.5);
+		ibBodyId ground = ibCreateBody(id, &bd);
+		ibShapeDef sd = ibDefaultShapeDef();
+		sd.material.restitution = c == 2 ? 0.5 : 0.0;
+		ibBox box = {ibV3(5, 5, 0.5)};
+		ibShapeId sg = ibCreateBoxShape(ground, &sd, &box);
+		bd = ibDefaultBodyDef();
+		bd.type = IB_BODY_DYNAMIC;
+		bd.position = ibV3(0, 0, 0.6);
+		bd.linearVelocity = ibV3(0, 0, c == 3 ? -100.0 : -1.0);
+		ibBodyId cube = ibCreateBody(id, &bd);
+		ibBox unit = {ibV3(0.5, 0.5, 0.5)};
+		ibShapeId sc = ibCreateBoxShape(cube, &sd, &unit);
+		assert_true(ibShape_IsValid(sg) && ibShape_IsValid(sc));
+		ibWorld* w = NULL;
+		assert_non_null(ib_body_get(cube, &w));
+		const double h = 1.0 / 60.0;
+		double win = ib_contacts_speculative_window(w, sg.index1 - 1, sc.index1 - 1, h);
+		if (c == 0)
+			assert_true(fabs(win - 1.0 * h) < 1e-12); /* reach: the relative speed, no rotation */
+		else
+			assert_true(win == 0.0);
+		ibDestroyWorld(id);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_discontinuous_search),
+	    cmocka_unit_test(test_speculative_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
