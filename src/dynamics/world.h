@@ -133,6 +133,8 @@ struct ibWorld {
 	ibRigidState* orderStates; /* higher-order methods: start state + results of the sub-step runs */
 	int32_t orderCapacity;     /* bodies per state */
 	bool canSubdivide;        /* a failed correction may return unconverged instead of falling back */
+	bool jointsUnconverged;   /* step.c: the joints (or soft rows) missed a tolerance in this attempt; only
+	                           * this redoes a step as halves, a stalled contact loop does not */
 	double stepHint;          /* step.c: sub-step length that last converged after a failure (0 = none) */
 	int stepHintRuns;         /* converged sub-steps at stepHint since it was set or probed */
 	int stepHintProbe;        /* sub-steps before the double length is probed (0 = default); grows on failed probes */
