@@ -137,6 +137,23 @@ static bool joint_velocity_sweep(ibWorld* w, void* ctx)
 	return ib_joints_velocity_sweep(w);
 }
 
+/* [R] Poisson: static friction through the restitution phase. The restitution impulses e p_n are the
+ * loop's last normal iteration (§5.2.2); the one static-friction impulse of eq. 5.9 that follows each
+ * acts only along the slip t it finds, and where K t has a tangential part across t (a body of unequal
+ * principal moments: a box corner 0.1 x 0.2 x 0.4 m, tests/test_contact_poisson.c) the point left the
+ * impact slipping at 0.19 m/s while its friction impulse was inside the cone. The collision loop may
+ * end only when every static-friction point has u_t = 0 (§5.2.5), so the sticking points get further
+ * friction iterations (this point function, swept like the loop), with the normal impulses
+ * (1 + e) p_n of eq. 5.3 unchanged; sliding points get nothing more (their friction follows the normal
+ * increments, eq. 5.8), and a point pushed onto its cone's boundary is held there as in the loop. */
+static bool restitution_friction_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx)
+{
+	(void)cs;
+	const CollideCtx* x = ctx;
+	if (c->kind != IB_CONTACT_COLLIDING || !c->sticking || c->accN <= 0.0) return false;
+	return ib_contact_friction_velocity(w, c, 0.0, x->tol);
+}
+
 void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h)
 {
 	const ibContactSettings* set = &w->solver.contact;
@@ -183,6 +200,13 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h)
 			}
 			if (joints)
 				for (int i = 0; i < set->maxCollisionIterations && ib_joints_velocity_sweep(w); ++i) {}
+			if (it < set->maxCollisionIterations) { /* static friction through the restitution phase ([R], above) */
+				ibContactLoop fl = {restitution_friction_point, joints ? joint_velocity_sweep : NULL, &x,
+				                    set->maxCollisionIterations - it, IB_CONTACT_COLLIDING, NULL};
+				bool fa = false;
+				it += ib_contacts_run(w, cs, &fl, &fa);
+				if (fa) active = true;
+			}
 		}
 	} while (it < set->maxCollisionIterations && next_round(w, cs, rest, poisson, h) > 0);
 	double res = 0.0;
