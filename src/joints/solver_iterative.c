@@ -206,6 +206,9 @@ bool ib_joints_position_sweep(ibWorld* w, double h)
 		ibVec3 d = c->type->error(c, ib_solver_predicted(w, st, c->b1, h), ib_solver_predicted(w, st, c->b2, h));
 		double tol = c->type->rotational ? s->angularTolerance : s->positionTolerance;
 		if (ibLength(d) <= tol) continue;
+		/* after an LGS correction the rows' own (P K P^T)^-1 may not be prepared at this instant: in the
+		 * first step it was zero and these sweeps did nothing (a table's legs were pushed alone) */
+		ib_solver_prepare(w, c);
 		ibVec3 p = clamp_accumulated(&c->accPos, ib_solver_impulse(c, ibScale(1.0 / h, d)), s->maxCorrectionImpulse);
 		if (ibLengthSq(p) <= 1e-24 * fmax(1.0, ibLengthSq(c->accPos))) continue;
 		ib_solver_apply(w, c, p);
