@@ -1290,7 +1290,8 @@ static void test_contact_settings_round_trip(void** state)
 	                  "restitution_mixing=\"max\" friction_mixing=\"mean\" resting_speed=\"0.02\" "
 	                  "collision_tolerance=\"1e-5\" contact_position_tolerance=\"2e-6\" "
 	                  "max_collision_iterations=\"77\" max_contact_iterations=\"88\" joint_velocity_sweeps=\"false\" "
-	                  "contact_graph=\"false\" shock_iterations=\"20\" contact_warm_start=\"false\" stall_sweeps=\"7\"/></ibdyn>";
+	                  "contact_graph=\"false\" shock_iterations=\"20\" contact_warm_start=\"false\" stall_sweeps=\"7\" "
+	                  "contact_joint_response=\"false\"/></ibdyn>";
 	ibWorldId w = loadOk(xml, "contact settings", NULL);
 	ibContactSettings c = ibWorld_GetSolverSettings(w).contact;
 	assert_false(c.enabled);
@@ -1307,10 +1308,12 @@ static void test_contact_settings_round_trip(void** state)
 	assert_int_equal(c.shockIterations, 20);
 	assert_int_equal(c.stallSweeps, 7);
 	assert_false(c.warmStart);
+	assert_false(c.jointResponse);
 	char* out = saveOk(w, NULL);
 	assert_non_null(strstr(out, "shock_iterations=\"20\""));
 	assert_non_null(strstr(out, "stall_sweeps=\"7\""));
 	assert_non_null(strstr(out, "contact_warm_start=\"false\""));
+	assert_non_null(strstr(out, "contact_joint_response=\"false\""));
 	ibWorldId w2 = loadOk(out, "contact settings saved", NULL);
 	ibContactSettings c2 = ibWorld_GetSolverSettings(w2).contact;
 	/* field by field: the struct has padding bytes, which differ between copies */
@@ -1321,7 +1324,7 @@ static void test_contact_settings_round_trip(void** state)
 	assert_true(c.maxCollisionIterations == c2.maxCollisionIterations &&
 	            c.maxContactIterations == c2.maxContactIterations && c.jointVelocitySweeps == c2.jointVelocitySweeps &&
 	            c.contactGraph == c2.contactGraph && c.shockIterations == c2.shockIterations &&
-	            c.warmStart == c2.warmStart && c.stallSweeps == c2.stallSweeps);
+	            c.warmStart == c2.warmStart && c.stallSweeps == c2.stallSweeps && c.jointResponse == c2.jointResponse);
 	free(out);
 	ibDestroyWorld(w2);
 	ibDestroyWorld(w);
@@ -1331,6 +1334,7 @@ static void test_contact_settings_round_trip(void** state)
 	assert_null(strstr(out, "shock_iterations"));
 	assert_null(strstr(out, "stall_sweeps"));
 	assert_null(strstr(out, "contact_warm_start"));
+	assert_null(strstr(out, "contact_joint_response"));
 	assert_null(strstr(out, "restitution_law"));
 	free(out);
 	ibDestroyWorld(w);

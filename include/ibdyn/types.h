@@ -66,14 +66,18 @@ typedef struct ibContactSettings {
 	int shockIterations;              /**< after this many sweeps one shock-propagation pass ends each loop
 	                                   *   (§5.2.4, §5.3.2; 0 = off) */
 	bool directSolve;                 /**< before the sweeps, one sparse direct solve of all resting contacts (face
-	                                   *   contacts as 6-dof blocks) gives their starting impulses (default true; not
-	                                   *   used while joints or soft bodies exist; docs/contacts.md) */
+	                                   *   contacts as 6-dof blocks) gives their starting impulses (default true; with
+	                                   *   joints the points of jointed bodies are left to the sweeps; not used while soft
+	                                   *   bodies exist; docs/contacts.md) */
 	bool warmStart;                   /**< start the contact-joint loops from the previous step's impulses of the same
 	                                   *   points (matched by shapes and feature key; default true, docs/contacts.md) */
 	int stallSweeps;                  /**< end a contact loop (collisions, contact joints) early when the largest impulse of
 	                                   *   its sweeps has not halved within this many sweeps (0 = never; default 50):
 	                                   *   a cycling pile then stops with the step reported not converged instead of
 	                                   *   running to the cap (docs/contacts.md "Stalled loops") */
+	bool jointResponse;               /**< points on jointed bodies use the joint system's response K_eff, probed with unit
+	                                   *   impulses before each loop, instead of the free bodies' K (§5.4.2, default true;
+	                                   *   docs/contacts.md "Joint response") */
 } ibContactSettings;
 
 /** Sleeping of resting islands (docs/contacts.md, "Sleeping"). An island is a set of dynamic bodies

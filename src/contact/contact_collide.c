@@ -82,7 +82,15 @@ typedef struct CollideCtx {
 } CollideCtx;
 
 /* One iteration at one colliding point; true if it applied an impulse. */
+static bool collide_point_free(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx);
+
+/* where the point uses the joints' response K_eff, the joints follow its impulse at once */
 static bool collide_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx)
+{
+	return c->kj ? ib_contact_point_followed(w, cs, c, ctx, collide_point_free) : collide_point_free(w, cs, c, ctx);
+}
+
+static bool collide_point_free(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx)
 {
 	(void)cs;
 	const CollideCtx* x = ctx;
@@ -182,6 +190,7 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h)
 	w->stats.collidingPoints = colliding;
 	if (colliding == 0) return;
 	bool joints = set->jointVelocitySweeps && w->joints;
+	if (joints) ib_contacts_joint_response(w, cs, true); /* resting points too: a round may make them collide */
 	CollideCtx x = {tol, rest};
 	ibContactLoop loop = {collide_point, joints ? joint_velocity_sweep : NULL, &x, set->maxCollisionIterations, IB_CONTACT_COLLIDING, NULL};
 	bool active = false;

@@ -44,6 +44,7 @@ typedef struct ibContactRow {
 	                     * collision, a contact joint only where it closes; 2 = idle in this velocity loop;
 	                     * 3 = of an approaching pair: a collision only to the approach that closes its gap in h */
 	bool sticking;      /* static friction (eq. 5.10) */
+	uint8_t kj;         /* K (and nKn) is the joint system's response K_eff of this loop (contact_joint_response.c) */
 	int32_t level;      /* contact-graph level: min of its bodies' levels (contact_graph.c) */
 	uint8_t frozen;     /* shock propagation: 1 or 2 = that body is frozen (K, nKn swapped) */
 	ibMat3 Ksave;
@@ -126,6 +127,7 @@ typedef struct ibContactStore {
 	int32_t motionCapacity;
 	struct ibContactDirect* direct[4]; /* contact_direct.c: systems of the direct solve (NULL until used) */
 	struct ibContactDirectScratch* directScratch; /* contact_direct.c: their shared per-call arrays */
+	struct ibContactJointResponse* jointResponse; /* contact_joint_response.c: probe scratch (NULL until used) */
 } ibContactStore;
 
 /* One of the iterative loops (collisions, contact joints, their velocity correction): point() does one
@@ -172,6 +174,19 @@ ibMat3 ib_contact_left_jacobian(ibVec3 t);
 void ib_contact_apply2(ibWorld* w, const ibContactRow* c, ibVec3 p1, ibVec3 p2);
 /* K_aa + K_bb at given world points (zero blocks for non-dynamic bodies) */
 ibMat3 ib_contact_response(const ibWorld* w, int32_t b1, ibVec3 a, int32_t b2, ibVec3 b);
+/* contact_joint_response.c (§5.4.2): K (and nKn) of every resting point (and colliding point if
+ * colliding) of a jointed body replaced by the joint system's response K_eff at the current poses
+ * (ibContactSettings.jointResponse); sets the points' kj. Body velocities are left as they were. */
+void ib_contacts_joint_response(ibWorld* w, ibContactStore* cs, bool colliding);
+/* after an impulse at a point with K_eff: joint sweeps (position sweeps at h if position, else velocity
+ * sweeps) until the joints hold, at most IB_CONTACT_JOINT_SWEEPS (K_eff assumes they follow at once) */
+void ib_contact_joints_follow(ibWorld* w, double h, bool position);
+/* point(w, cs, c, ctx) of a velocity-level loop, then, if it applied an impulse, the joints' velocity
+ * sweeps (ib_contact_joints_follow); returns point's result */
+bool ib_contact_point_followed(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx,
+                               bool (*point)(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx));
+enum { IB_CONTACT_JOINT_SWEEPS = 100 };
+void ib_contact_joint_response_destroy(ibWorld* w, ibContactStore* cs);
 /* Predicted pose of body i after a free step h (cached per velocity version). */
 void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, ibVec3* s, ibMat3* R);
 void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h);

@@ -44,6 +44,84 @@ static void carry_points(ibWorld* w, ibContactRow* c)
 	if (nKn > 0.0) c->nKn = nKn;
 }
 
+/* The static-friction offset d_t (from the anchors, tangential to n') of a sticking point at the
+ * predicted poses, shortened by the allowance allowT (its length before that in *len) */
+static ibVec3 sticking_offset(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, double* len)
+{
+	ibVec3 s1, s2;
+	ibMat3 R1, R2;
+	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
+	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
+	ibVec3 n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
+	ibVec3 dt = ib_contact_tangential(ibSub(ibAdd(s2, ibMat3_MulV(R2, c->tb)), ibAdd(s1, ibMat3_MulV(R1, c->ta))), n);
+	double l = ibLength(dt);
+	*len = l;
+	return l > c->allowT ? ibScale((l - c->allowT) / l, dt) : IB_VEC3_ZERO;
+}
+
+/* correct_point for a point with the joint system's response K_eff (contact_joint_response.c): only
+ * errors above eps_d are corrected (a sub-tolerance correction, scaled up by the joints' response,
+ * opened the joints beyond theirs and the two loops kept each other going), and a sticking point's
+ * normal and tangential errors are removed by one 3x3 solve h K_eff p = d_t - g n while p stays in
+ * the cone: K_eff couples the normal and tangential directions strongly, and the separate 1D
+ * corrections along n and along d_t grew the error (a 1000 kg table on four legs rocked apart). */
+static double correct_point_jointed_impulse(ibWorld* w, ibContactRow* c, double h, double g, ibVec3 dt, double lt, bool stick, bool push,
+                                            double err);
+
+static double correct_point_jointed(ibWorld* w, ibContactStore* cs, ibContactRow* c, double h, double eps, double g, bool* moved)
+{
+	double l = 0.0;
+	bool stick = c->sticking && c->mus > 0.0;
+	ibVec3 dt = stick ? sticking_offset(w, cs, c, h, &l) : IB_VEC3_ZERO;
+	double lt = ibLength(dt);
+	bool push = g < 0.0 || (g > 0.0 && c->accN > 0.0);
+	double err = fmax(push ? fabs(g) : 0.0, lt);
+	if (err <= eps) return 0.0;
+	*moved = true;
+	double r = correct_point_jointed_impulse(w, c, h, g, dt, lt, stick, push, err);
+	ib_contact_joints_follow(w, h, true);
+	return r;
+}
+
+static double correct_point_jointed_impulse(ibWorld* w, ibContactRow* c, double h, double g, ibVec3 dt, double lt, bool stick, bool push, double err)
+{
+	if (stick) {
+		if (c->kinv == 0) c->kinv = ibMat3_InverseSym(c->K, &c->Kinv) ? 1 : 2;
+		if (c->kinv == 1) {
+			ibVec3 p = ibScale(1.0 / h, ibMat3_MulV(c->Kinv, ibMulAdd(dt, -g, c->n)));
+			double dN = ibDot(p, c->n);
+			ibVec3 cand = ibAdd(c->accT, ib_contact_tangential(p, c->n));
+			if (c->accN + dN >= 0.0 && ibLength(cand) <= c->mus * (c->accN + dN)) {
+				ib_contact_apply(w, c, ibMulAdd(ibSub(cand, c->accT), dN, c->n));
+				c->accN += dN;
+				c->accT = cand;
+				return err;
+			}
+		}
+	}
+	double dN = 0.0;
+	if (push) { /* eq. 5.11 with K_eff */
+		dN = -g / (h * c->nKn);
+		if (c->accN + dN < 0.0) dN = -c->accN;
+		c->accN += dN;
+		ib_contact_apply(w, c, ibScale(dN, c->n));
+	}
+	if (stick && lt > 0.0) { /* along d_t, held on the cone's boundary */
+		ibVec3 t = ibScale(1.0 / lt, dt);
+		double tKt = ibDot(t, ibMat3_MulV(c->K, t));
+		if (tKt > 0.0) {
+			ibVec3 cand = ibMulAdd(c->accT, lt / (h * tKt), t);
+			double lim = c->mus * c->accN, lc = ibLength(cand);
+			if (lc > lim) cand = lim > 0.0 ? ibScale(lim / lc, cand) : IB_VEC3_ZERO;
+			ib_contact_apply(w, c, ibSub(cand, c->accT));
+			c->accT = cand;
+		}
+	} else if (!stick && (c->mus > 0.0 || c->mud > 0.0)) {
+		ib_contact_friction_velocity(w, c, dN, w->solver.velocityTolerance);
+	}
+	return err;
+}
+
 /* One correction of one contact joint; returns the remaining error measure (m) before the impulse
  * (0 if within tolerance) and sets *moved if an impulse was applied. */
 static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, double h, double eps, bool* moved)
@@ -55,6 +133,7 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 	g += c->allowN; /* an old penetration is removed at the recovery speed only */
 	double err = 0.0, dN = 0.0;
 	bool defer = ib_contact_defers_normal(c);
+	if (c->kj) return correct_point_jointed(w, cs, c, h, eps, g, moved);
 	/* every point is corrected on every sweep (also below eps_d, so that no sub-tolerance bias of the
 	 * sweep order survives the step); the loop ends when no correction exceeded eps_d */
 	if (g < 0.0 || (g > 0.0 && c->accN > 0.0)) {
@@ -220,6 +299,7 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 		}
 	}
 	cs->lastH = h;
+	ib_contacts_joint_response(w, cs, false); /* K of the points of jointed bodies: the joint system's response */
 	warm_start(w, cs, h, false);
 	/* a starting iterate for the sweeps (contact_direct.c); where the warm start already holds every
 	 * resting point within 2 % of the tolerance (IB_DIRECT_HELD), the sweep would only confirm it */
@@ -256,12 +336,21 @@ static double velocity_normal_impulse(const ibContactRow* c, double un)
 	return dN;
 }
 
+static bool velocity_point_free(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx);
+
+/* where the point uses the joints' response K_eff, the joints follow its impulse at once */
 static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx)
+{
+	return c->kj ? ib_contact_point_followed(w, cs, c, ctx, velocity_point_free) : velocity_point_free(w, cs, c, ctx);
+}
+
+static bool velocity_point_free(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx)
 {
 	const RestCtx* x = ctx;
 	if (c->kind != IB_CONTACT_RESTING || c->spec == 2) return false;
 	bool moved = false;
-	if (c->gIdx == 0 && c->gCount >= 3) { /* the whole face contact as one block (contact_patch.c) */
+	if (c->gIdx == 0 && c->gCount >= 3 && !c->kj) { /* the whole face contact as one block (contact_patch.c;
+		                                                * not with a joint system's response) */
 		c->patchOk = x->patch && ib_contact_patch_velocity(w, cs, c, c->gCount, x->tol, &moved);
 		if (c->patchOk) return moved;
 	} else if (c->gIdx > 0 && (c - c->gIdx)->patchOk) {
@@ -270,6 +359,8 @@ static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void
 	ibVec3 u = ib_contact_rel_velocity(w, c);
 	double un = ibDot(u, c->n);
 	double dN = 0.0;
+	/* with the joints' response only errors above the tolerance (see correct_point_jointed) */
+	if (c->kj && (c->sticking && c->mus > 0.0 ? ibLength(u) : (un < 0.0 || c->accN > 0.0) ? fabs(un) : 0.0) <= x->tol) return false;
 	if (c->sticking && c->mus > 0.0 && c->kinv == 0) c->kinv = ibMat3_InverseSym(c->K, &c->Kinv) ? 1 : 2;
 	if (c->sticking && c->mus > 0.0 && c->kinv == 1) {
 		const ibMat3 Ki = c->Kinv;
@@ -344,6 +435,7 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 		c->accVN = 0.0;
 		c->wVT = c->accT; /* the friction impulse before this loop */
 	}
+	ib_contacts_joint_response(w, cs, false);
 	warm_start(w, cs, cs->lastH > 0.0 ? cs->lastH : h, true);
 	/* [IMPL] the velocity loop's confirming sweep stays even where the warm start holds: without its
 	 * sub-tolerance corrections the velocity warm start drifted, and pyramid20 needed a direct solve with

@@ -43,6 +43,7 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_free(w, cs->baseWLen, (size_t)cs->predCapacity * sizeof(double));
 	ib_contact_patch_destroy(w, cs);
 	ib_contacts_direct_destroy(w, cs);
+	ib_contact_joint_response_destroy(w, cs);
 	ib_free(w, cs->motion, (size_t)cs->motionCapacity * sizeof(double));
 	ib_free(w, cs, sizeof *cs);
 	w->contactStore = NULL;

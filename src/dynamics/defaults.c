@@ -37,6 +37,7 @@ ibSolverSettings ibDefaultSolverSettings(void)
 	s.sleep.timeToSleep = 0.5;
 	s.contact.warmStart = true;
 	s.contact.directSolve = true;
+	s.contact.jointResponse = true;
 	return s;
 }
 

@@ -251,6 +251,7 @@ void ib_joints_measure(ibWorld* w, ibStepStats* stats);
  * ib_joints_position_correction with the same h. */
 bool ib_joints_position_sweep(ibWorld* w, double h);
 bool ib_joints_velocity_sweep(ibWorld* w);
+bool ib_joints_response_sweep(ibWorld* w, double tol); /* without limit rows (contact_joint_response.c) */
 
 /* contact module hooks (src/contact, Chapter 5; step placement Part VI §21 items 3-6 and 9) */
 ibResult ib_contacts_collide(ibWorld* w, double h);         /* detect, classify, resolve collisions, make contact joints */

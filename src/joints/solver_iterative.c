@@ -219,6 +219,25 @@ bool ib_joints_position_sweep(ibWorld* w, double h)
 	return corrected;
 }
 
+/* The velocity sweep above without the one-sided limit rows (their accumulated impulses are state), for
+ * the contacts' probes of the joint system's response (contact_joint_response.c): tol is the row
+ * tolerance, relative to the probe's unit velocity change. */
+bool ib_joints_response_sweep(ibWorld* w, double tol)
+{
+	ibJointStore* st = w->joints;
+	if (!st || !ib_joints_rebuild_basics(w) || st->basicCount == 0) return false;
+	bool corrected = false;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		ibBasic* c = &st->basics[k];
+		ib_solver_prepare(w, c);
+		ibVec3 du = ib_solver_velocity_error(w, c);
+		if (ib_solver_projected_norm(c, du) <= tol) continue;
+		ib_solver_apply(w, c, ib_solver_impulse(c, du));
+		corrected = true;
+	}
+	return corrected;
+}
+
 /* One sweep of Alg. 3.2 at the current instant (collision impulses travel through joints, §5.4.1). */
 bool ib_joints_velocity_sweep(ibWorld* w)
 {

@@ -138,6 +138,7 @@ static const ibSceneAttr worldAttrTable[] = {
 	WORLD_ATTR("sleep_time", IB_ATTR_REAL, solver.sleep.timeToSleep),
 	WORLD_ATTR("contact_warm_start", IB_ATTR_BOOL, solver.contact.warmStart),
 	WORLD_ATTR("contact_direct_solve", IB_ATTR_BOOL, solver.contact.directSolve),
+	WORLD_ATTR("contact_joint_response", IB_ATTR_BOOL, solver.contact.jointResponse),
 };
 /* clang-format on */
 

@@ -212,6 +212,7 @@ static void writeWorld(ibSceneWriter* w, ibWorldId world)
 	if (z.timeToSleep != zd.timeToSleep) ibSceneW_AttrReal(w, "sleep_time", z.timeToSleep);
 	if (k.warmStart != kd.warmStart) ibSceneW_AttrText(w, "contact_warm_start", k.warmStart ? "true" : "false");
 	if (k.directSolve != kd.directSolve) ibSceneW_AttrText(w, "contact_direct_solve", k.directSolve ? "true" : "false");
+	if (k.jointResponse != kd.jointResponse) ibSceneW_AttrText(w, "contact_joint_response", k.jointResponse ? "true" : "false");
 	ibSceneW_Puts(w, "/>\n");
 	int top = ibWorld_GetMaxOverriddenGroup(world);
 	for (int g = 0; g <= top; ++g) {
