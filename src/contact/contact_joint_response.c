@@ -162,7 +162,13 @@ static int probe_point(ibWorld* w, const ibContactJointResponse* r, int32_t n, i
 
 void ib_contact_joints_follow(ibWorld* w, double h, bool position)
 {
-	for (int it = 0; it < IB_CONTACT_JOINT_SWEEPS && (position ? ib_joints_position_sweep(w, h) : ib_joints_velocity_sweep(w)); ++it) {}
+	/* velocity sweeps first, also in the position loop: K_eff is their response, and they pass the impulse
+	 * on linearly. Position sweeps alone, on predicted rotations, did not: a leg pushed sideways by a
+	 * K_eff-sized friction impulse at its contact (14 N s at 0.1 m on a 1 kg sphere) kept spinning at
+	 * 233 rad/s inside its fixed joint, whose predicted rotation error stayed at 1.1e-6 rad. */
+	for (int it = 0; it < IB_CONTACT_JOINT_SWEEPS && ib_joints_velocity_sweep(w); ++it) {}
+	if (position)
+		for (int it = 0; it < IB_CONTACT_JOINT_SWEEPS && ib_joints_position_sweep(w, h); ++it) {}
 }
 
 bool ib_contact_point_followed(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx,
