@@ -36,6 +36,7 @@ static double ibdynVelTol = 1e-4; /* --vel-tol=X: velocityTolerance of the ibdyn
 static int ibdynCaps = 0; /* --caps=N: cap every contact loop of the ibdyn box worlds at N sweeps (0 = the library's caps) */
 static int ibdynSpec = 1; /* --spec=0|1: ibCollisionSettings.speculativeApproach of the ibdyn box worlds (default on) */
 static int sleepAll = 0; /* --sleep=0|1: every engine of the box scenes lets resting bodies sleep (ContactScene.sleep) */
+static int ibdynJointResponse = 1; /* --joint-response=0|1: ibContactSettings.jointResponse of the ibdyn wall252 worlds */
 static int ibdynSubdiv = -1; /* --subdiv=N: ibSolverSettings.maxStepSubdivisions of the ibdyn wall252 worlds (-1 = the library's) */
 static int ibdynVariants = 1; /* also run ibdyn-nowarm (warm start off) and ibdyn-shock10 (--no-variants: off) */
 
@@ -333,6 +334,7 @@ static void wallScene(int shock)
 	ibSolverSettings ss = ibWorld_GetSolverSettings(w);
 	ss.contact.shockIterations = shock;
 	if (ibdynSubdiv >= 0) ss.maxStepSubdivisions = ibdynSubdiv;
+	ss.contact.jointResponse = ibdynJointResponse != 0;
 	ibWorld_SetSolverSettings(w, &ss);
 	int nb = ibWorld_GetBodyCount(w);
 	ibBodyId* all = malloc(sizeof(ibBodyId) * (size_t)nb);
@@ -519,12 +521,13 @@ int main(int argc, char** argv)
 		else if (strncmp(argv[i], "--vel-tol=", 10) == 0) ibdynVelTol = atof(argv[i] + 10);
 		else if (strncmp(argv[i], "--sleep=", 8) == 0) sleepAll = atoi(argv[i] + 8);
 		else if (strncmp(argv[i], "--subdiv=", 9) == 0) ibdynSubdiv = atoi(argv[i] + 9);
+		else if (strncmp(argv[i], "--joint-response=", 17) == 0) ibdynJointResponse = atoi(argv[i] + 17);
 		else if (strcmp(argv[i], "pyramid20") == 0) want[0] = any = 1;
 		else if (strcmp(argv[i], "rain1000") == 0) want[1] = any = 1;
 		else if (strcmp(argv[i], "wall252") == 0) want[2] = any = 1;
 		else if (strcmp(argv[i], "funnel1000") == 0) funnel = any = 1; /* only on request: steps take ~0.5 s */
 		else {
-			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--warm=0|1] [--shock=N] [--no-variants] [--max-toi-substeps=N] [--spec=0|1] [--stall=N] [--caps=N] [--pos-tol=M] [--vel-tol=V] [--sleep=0|1] [--subdiv=N]\n");
+			fprintf(stderr, "usage: bench_contacts [pyramid20] [rain1000] [wall252] [funnel1000] [--budget-s=S] [--steps=N] [--no-peers] [--warm=0|1] [--shock=N] [--no-variants] [--max-toi-substeps=N] [--spec=0|1] [--stall=N] [--caps=N] [--pos-tol=M] [--vel-tol=V] [--sleep=0|1] [--subdiv=N] [--joint-response=0|1]\n");
 			return 2;
 		}
 	}
