@@ -556,10 +556,11 @@ static ibVec3 position_error(ibWorld* w, ibContactStore* cs, const ibContactRow*
 	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
 	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
 	ibVec3 n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
-	ibVec3 a = ibAdd(s1, ibMat3_MulV(R1, c->la)), b = ibAdd(s2, ibMat3_MulV(R2, c->lb));
+	ibVec3 a, b;
+	ib_contact_points_at(c, s1, &R1, s2, &R2, n, &a, &b);
 	ibVec3 e = ibScale(ibDot(ibSub(a, b), n) + c->allowN, n);
 	if (!friction) return e;
-	ibVec3 d = ib_contact_tangential(ibSub(ibAdd(s1, ibMat3_MulV(R1, c->ta)), ibAdd(s2, ibMat3_MulV(R2, c->tb))), n);
+	ibVec3 d = ib_contact_tangential(ibNeg(ib_contact_anchor_offset(w, c, h, s1, &R1, s2, &R2)), n);
 	double l = ibLength(d);
 	return l > c->allowT ? ibMulAdd(e, 1.0 - c->allowT / l, d) : e;
 }

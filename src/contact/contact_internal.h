@@ -45,6 +45,9 @@ typedef struct ibContactRow {
 	                     * 3 = of an approaching pair: a collision only to the approach that closes its gap in h */
 	bool sticking;      /* static friction (eq. 5.10) */
 	uint8_t kj;         /* K (and nKn) is the joint system's response K_eff of this loop (contact_joint_response.c) */
+	double rad1, rad2;  /* radius of a sphere shape on body 1 / 2 (0: another shape): its point is its centre
+	                     * lc1 / lc2 (principal frame) moved by the radius along n, not a carried material point */
+	ibVec3 lc1, lc2;
 	int32_t level;      /* contact-graph level: min of its bodies' levels (contact_graph.c) */
 	uint8_t frozen;     /* shock propagation: 1 or 2 = that body is frozen (K, nKn swapped) */
 	ibMat3 Ksave;
@@ -178,6 +181,13 @@ ibMat3 ib_contact_response(const ibWorld* w, int32_t b1, ibVec3 a, int32_t b2, i
  * colliding) of a jointed body replaced by the joint system's response K_eff at the current poses
  * (ibContactSettings.jointResponse); sets the points' kj. Body velocities are left as they were. */
 void ib_contacts_joint_response(ibWorld* w, ibContactStore* cs, bool colliding);
+/* contact_set.c: the points of c for bodies at poses (s1, R1), (s2, R2) and the normal n there: carried
+ * material points, but on a sphere the point of its surface along n (a rolling sphere's carried point rose
+ * by r (1 - cos wh) in a step and hid its penetration) */
+void ib_contact_points_at(const ibContactRow* c, ibVec3 s1, const ibMat3* R1, ibVec3 s2, const ibMat3* R2, ibVec3 n, ibVec3* a, ibVec3* b);
+/* the static-friction offset (b anchor - a anchor, not yet tangential) predicted at (s1, R1), (s2, R2) after h;
+ * on a sphere side the anchor's motion linearised in the body's current w (rolling without slip keeps it) */
+ibVec3 ib_contact_anchor_offset(const ibWorld* w, const ibContactRow* c, double h, ibVec3 s1, const ibMat3* R1, ibVec3 s2, const ibMat3* R2);
 /* after an impulse at a point with K_eff: joint sweeps (position sweeps at h if position, else velocity
  * sweeps) until the joints hold, at most IB_CONTACT_JOINT_SWEEPS (K_eff assumes they follow at once) */
 void ib_contact_joints_follow(ibWorld* w, double h, bool position);

@@ -25,9 +25,8 @@ static void predicted_points(ibWorld* w, ibContactStore* cs, const ibContactRow*
 	ibMat3 R1, R2;
 	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
 	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
-	*a = ibAdd(s1, ibMat3_MulV(R1, c->la));
-	*b = ibAdd(s2, ibMat3_MulV(R2, c->lb));
 	*n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
+	ib_contact_points_at(c, s1, &R1, s2, &R2, *n, a, b);
 }
 
 /* Points, normal and response of a contact joint at the current poses of its bodies. */
@@ -35,9 +34,8 @@ static void carry_points(ibWorld* w, ibContactRow* c)
 {
 	const ibBody* x = &w->bodies[c->b1];
 	const ibBody* y = &w->bodies[c->b2];
-	c->a = ibAdd(x->st.s, ibMat3_MulV(x->R, c->la));
-	c->b = ibAdd(y->st.s, ibMat3_MulV(y->R, c->lb));
 	c->n = ibMat3_MulV(c->nBody == 1 ? x->R : y->R, c->ln);
+	ib_contact_points_at(c, x->st.s, &x->R, y->st.s, &y->R, c->n, &c->a, &c->b);
 	c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
 	c->kinv = 0;
 	double nKn = ibDot(c->n, ibMat3_MulV(c->K, c->n));
@@ -53,7 +51,7 @@ static ibVec3 sticking_offset(ibWorld* w, ibContactStore* cs, const ibContactRow
 	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
 	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
 	ibVec3 n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
-	ibVec3 dt = ib_contact_tangential(ibSub(ibAdd(s2, ibMat3_MulV(R2, c->tb)), ibAdd(s1, ibMat3_MulV(R1, c->ta))), n);
+	ibVec3 dt = ib_contact_tangential(ib_contact_anchor_offset(w, c, h, s1, &R1, s2, &R2), n);
 	double l = ibLength(dt);
 	*len = l;
 	return l > c->allowT ? ibScale((l - c->allowT) / l, dt) : IB_VEC3_ZERO;
@@ -155,7 +153,7 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 		ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
 		ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
 		n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
-		ibVec3 dt = ib_contact_tangential(ibSub(ibAdd(s2, ibMat3_MulV(R2, c->tb)), ibAdd(s1, ibMat3_MulV(R1, c->ta))), n);
+		ibVec3 dt = ib_contact_tangential(ib_contact_anchor_offset(w, c, h, s1, &R1, s2, &R2), n);
 		double l = ibLength(dt);
 		if (!(l > c->allowT)) return err;
 		ibVec3 t = ibScale(1.0 / l, dt);
