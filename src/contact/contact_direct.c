@@ -815,10 +815,12 @@ static bool within(ibWorld* w, ibContactStore* cs, double h, bool velocity, doub
 	return true;
 }
 
-/* [IMPL] With joints, the points of a jointed body are left out of the system (MODE_OUT: to the sweeps,
- * which alternate with the joint sweeps): the system knows nothing of the joints, and its impulses on a
- * jointed body would open the joints. The rest of a pile is solved as without joints (wall252: a stone
- * wall hit by a pendulum ball on a ball joint; only the ball's points are swept alone). */
+/* [IMPL] With joints, the points of a jointed dynamic body are left out of the system (MODE_OUT: to the
+ * sweeps, which alternate with the joint sweeps): the system knows nothing of the joints, and its
+ * impulses on a jointed body would open the joints. The rest of a pile is solved as without joints
+ * (wall252: a stone wall hit by a pendulum ball on a ball joint; only the ball's points are swept alone).
+ * A static or kinematic body takes no impulse, so a joint to it (a door hinged to the ground) does not
+ * take the pile on that body out. */
 static bool exclude_jointed(ibWorld* w, const ibContactStore* cs, ibContactDirectScratch* S, uint8_t* mode)
 {
 	if (!ib_grow(w, (void**)&S->jointed, &S->jointedCap, w->bodyHigh + 1, 1)) return false;
@@ -826,8 +828,8 @@ static bool exclude_jointed(ibWorld* w, const ibContactStore* cs, ibContactDirec
 	const ibJointStore* st = w->joints;
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		const ibBasic* c = &st->basics[k];
-		if (c->b1 >= 0 && c->b1 < w->bodyHigh) S->jointed[c->b1] = 1;
-		if (c->b2 >= 0 && c->b2 < w->bodyHigh) S->jointed[c->b2] = 1;
+		if (c->b1 >= 0 && c->b1 < w->bodyHigh && ib_is_dynamic(&w->bodies[c->b1])) S->jointed[c->b1] = 1;
+		if (c->b2 >= 0 && c->b2 < w->bodyHigh && ib_is_dynamic(&w->bodies[c->b2])) S->jointed[c->b2] = 1;
 	}
 	for (int32_t k = 0; k < cs->count; ++k) {
 		const ibContactRow* c = &cs->pts[k];

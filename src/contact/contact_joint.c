@@ -43,18 +43,15 @@ static void carry_points(ibWorld* w, ibContactRow* c)
 }
 
 /* The static-friction offset d_t (from the anchors, tangential to n') of a sticking point at the
- * predicted poses, shortened by the allowance allowT (its length before that in *len) */
-static ibVec3 sticking_offset(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, double* len)
+ * predicted poses, before the allowance allowT */
+static ibVec3 sticking_offset(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h)
 {
 	ibVec3 s1, s2;
 	ibMat3 R1, R2;
 	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
 	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
 	ibVec3 n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
-	ibVec3 dt = ib_contact_tangential(ib_contact_anchor_offset(w, c, h, s1, &R1, s2, &R2), n);
-	double l = ibLength(dt);
-	*len = l;
-	return l > c->allowT ? ibScale((l - c->allowT) / l, dt) : IB_VEC3_ZERO;
+	return ib_contact_tangential(ib_contact_anchor_offset(w, c, h, s1, &R1, s2, &R2), n);
 }
 
 /* correct_point for a point with the joint system's response K_eff (contact_joint_response.c): only
@@ -68,9 +65,13 @@ static double correct_point_jointed_impulse(ibWorld* w, ibContactRow* c, double 
 
 static double correct_point_jointed(ibWorld* w, ibContactStore* cs, ibContactRow* c, double h, double eps, double g, bool* moved)
 {
-	double l = 0.0;
 	bool stick = c->sticking && c->mus > 0.0;
-	ibVec3 dt = stick ? sticking_offset(w, cs, c, h, &l) : IB_VEC3_ZERO;
+	ibVec3 dt = IB_VEC3_ZERO;
+	if (stick) { /* shortened by the allowance */
+		dt = sticking_offset(w, cs, c, h);
+		double l = ibLength(dt);
+		dt = l > c->allowT ? ibScale((l - c->allowT) / l, dt) : IB_VEC3_ZERO;
+	}
 	double lt = ibLength(dt);
 	bool push = g < 0.0 || (g > 0.0 && c->accN > 0.0);
 	double err = fmax(push ? fabs(g) : 0.0, lt);
@@ -129,9 +130,9 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 	double g = ibDot(ibSub(a, b), n);
 	c->gap = g;
 	g += c->allowN; /* an old penetration is removed at the recovery speed only */
+	if (c->kj) return correct_point_jointed(w, cs, c, h, eps, g, moved);
 	double err = 0.0, dN = 0.0;
 	bool defer = ib_contact_defers_normal(c);
-	if (c->kj) return correct_point_jointed(w, cs, c, h, eps, g, moved);
 	/* every point is corrected on every sweep (also below eps_d, so that no sub-tolerance bias of the
 	 * sweep order survives the step); the loop ends when no correction exceeded eps_d */
 	if (g < 0.0 || (g > 0.0 && c->accN > 0.0)) {
@@ -148,12 +149,7 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 	}
 	if (c->mus <= 0.0 && c->mud <= 0.0) return err;
 	if (c->sticking) { /* static friction: tangential position correction (§5.3.3), to the anchors */
-		ibVec3 s1, s2;
-		ibMat3 R1, R2;
-		ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
-		ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
-		n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
-		ibVec3 dt = ib_contact_tangential(ib_contact_anchor_offset(w, c, h, s1, &R1, s2, &R2), n);
+		ibVec3 dt = sticking_offset(w, cs, c, h);
 		double l = ibLength(dt);
 		if (!(l > c->allowT)) return err;
 		ibVec3 t = ibScale(1.0 / l, dt);

@@ -103,14 +103,6 @@ static void touch(ibWorld* w, ibContactJointResponse* r, int32_t i, uint8_t m, i
 	r->touched[(*n)++] = i;
 }
 
-/* two unit vectors completing n to an orthonormal basis */
-static void tangent_basis(ibVec3 n, ibVec3* t1, ibVec3* t2)
-{
-	ibVec3 a = fabs(n.x) < 0.57 ? ibV3(1, 0, 0) : ibV3(0, 1, 0);
-	*t1 = ibNormalize(ibSub(a, ibScale(ibDot(a, n), n)));
-	*t2 = ibCross(n, *t1);
-}
-
 /* the change of the point's relative velocity per unit impulse pair along d, the joints following */
 static ibVec3 probe(ibWorld* w, const ibContactJointResponse* r, int32_t n, ibContactRow* c, ibVec3 d, double s, ibVec3 u0, double tol)
 {
@@ -136,7 +128,8 @@ static int probe_point(ibWorld* w, const ibContactJointResponse* r, int32_t n, i
 	ibVec3 u0 = ib_contact_rel_velocity(w, c);
 	ibVec3 b[3], col[3];
 	b[0] = c->n;
-	tangent_basis(c->n, &b[1], &b[2]);
+	b[1] = ibPerpendicular(c->n);
+	b[2] = ibCross(c->n, b[1]);
 	/* a rough screening probe along n first; then all three to a tolerance that resolves K_eff to about
 	 * PROBE_ACCURACY of itself (a 10 000 kg table on 1 kg legs: n^T K_eff n ~ 3e-4 n^T K n) */
 	double ratio = ibDot(c->n, probe(w, r, n, c, b[0], s, u0, SCREEN_TOL)) / c->nKn;
@@ -150,12 +143,12 @@ static int probe_point(ibWorld* w, const ibContactJointResponse* r, int32_t n, i
 		for (int j = 0; j < 3; ++j) {
 			double kij = 0.0, kji = 0.0;
 			for (int k = 0; k < 3; ++k) {
-				kij += (&col[k].x)[i] * (&b[k].x)[j];
-				kji += (&col[k].x)[j] * (&b[k].x)[i];
+				kij += ibVec3_Get(col[k], i) * ibVec3_Get(b[k], j);
+				kji += ibVec3_Get(col[k], j) * ibVec3_Get(b[k], i);
 			}
 			K.m[i][j] = 0.5 * (kij + kji);
-			if (!isfinite(K.m[i][j])) return 0;
 		}
+	if (!ibMat3_IsFinite(K)) return 0;
 	*out = K;
 	return 1;
 }
@@ -202,7 +195,7 @@ void ib_contacts_joint_response(ibWorld* w, ibContactStore* cs, bool colliding)
 		touch(w, r, st->basics[k].b1, 1, &n);
 		touch(w, r, st->basics[k].b2, 1, &n);
 	}
-	int32_t jointedBodies = n, probed = 0;
+	int32_t probed = 0;
 	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactRow* c = &cs->pts[k];
 		c->kj = 0;
@@ -215,7 +208,7 @@ void ib_contacts_joint_response(ibWorld* w, ibContactStore* cs, bool colliding)
 		c->kj = 1; /* to be probed */
 		++probed;
 	}
-	if (probed == 0 || jointedBodies == 0) return;
+	if (probed == 0) return;
 	if (!ib_grow(w, (void**)&r->basics, &r->basicsCap, st->basicCount + 1, sizeof(ibBasic))) {
 		for (int32_t k = 0; k < cs->count; ++k) cs->pts[k].kj = 0;
 		return;
