@@ -45,9 +45,12 @@ typedef struct ibContactRow {
 	                     * 3 = of an approaching pair: a collision only to the approach that closes its gap in h */
 	bool sticking;      /* static friction (eq. 5.10) */
 	uint8_t kj;         /* K (and nKn) is the joint system's response K_eff of this loop (contact_joint_response.c) */
-	double rad1, rad2;  /* radius of a sphere shape on body 1 / 2 (0: another shape): its point is its centre
-	                     * lc1 / lc2 (principal frame) moved by the radius along n, not a carried material point */
+	double rad1, rad2;  /* radius of a round point on body 1 / 2 (sphere, capsule, cylinder's side or rim; 0: a
+	                     * carried material point): the point is its core point lc1 / lc2 (principal frame) moved
+	                     * by the radius along n, or along n's part across the cylinder axis ax1 / ax2 (principal
+	                     * frame; 0 for spheres and capsules); contact_set.c round_point */
 	ibVec3 lc1, lc2;
+	ibVec3 ax1, ax2;
 	int32_t level;      /* contact-graph level: min of its bodies' levels (contact_graph.c) */
 	uint8_t frozen;     /* shock propagation: 1 or 2 = that body is frozen (K, nKn swapped) */
 	ibMat3 Ksave;
@@ -184,6 +187,16 @@ void ib_contacts_joint_response(ibWorld* w, ibContactStore* cs, bool colliding);
 /* contact_set.c: the points of c for bodies at poses (s1, R1), (s2, R2) and the normal n there: carried
  * material points, but on a sphere the point of its surface along n (a rolling sphere's carried point rose
  * by r (1 - cos wh) in a step and hid its penetration) */
+/* Sets rad1/2, lc1/2, ax1/2 of a row whose a, b, n, gap, shapes and bodies are set (round points of
+ * spheres, capsules, cylinders: contact_set.c round_point), moves a / b onto the round surface and the
+ * gap with them. true if either side is round. */
+bool ib_contact_set_round(const ibWorld* w, ibContactRow* c);
+/* A rim sample of a cylinder (support_feature.c: carried points of the rim) in the end plane of a round point
+ * of rows first .. last-1 of the same pair: that round point is the rim's deepest point at every pose, and the
+ * sample a few degrees from it only doubles it. Without this, a cylinder rolling at 0.05 m/s on its side
+ * rocked from rim to rim (the warm start gave the sample the round point's impulse), and at 2 m/s the
+ * speculative samples ahead of the roll braked it (their sliding friction) and it sank by 0.5 mm. */
+bool ib_contact_rim_sample(const ibWorld* w, const ibContactStore* cs, int32_t first, int32_t last, const ibContactRow* c);
 void ib_contact_points_at(const ibContactRow* c, ibVec3 s1, const ibMat3* R1, ibVec3 s2, const ibMat3* R2, ibVec3 n, ibVec3* a, ibVec3* b);
 /* the static-friction offset (b anchor - a anchor, not yet tangential) predicted at (s1, R1), (s2, R2) after h;
  * on a sphere side the anchor's motion linearised in the body's current w (rolling without slip keeps it) */

@@ -105,10 +105,21 @@ ibMat3 ib_contact_response(const ibWorld* w, int32_t b1, ibVec3 a, int32_t b2, i
 
 static ibVec3 point_velocity(const ibBody* b, ibVec3 p) { return ibAdd(b->st.v, ibCross(b->st.w, ibSub(p, b->st.s))); }
 
+/* n without its part along a cylinder's axis (principal frame ax, 0 for spheres and capsules), normalised:
+ * the direction from the core to the round point */
+static inline ibVec3 radial(const ibMat3* R, ibVec3 ax, ibVec3 n)
+{
+	if (ax.x == 0.0 && ax.y == 0.0 && ax.z == 0.0) return n;
+	ibVec3 z = ibMat3_MulV(*R, ax);
+	ibVec3 u = ibMulAdd(n, -ibDot(n, z), z);
+	double l = ibLength(u);
+	return l > 1e-6 ? ibScale(1.0 / l, u) : n;
+}
+
 void ib_contact_points_at(const ibContactRow* c, ibVec3 s1, const ibMat3* R1, ibVec3 s2, const ibMat3* R2, ibVec3 n, ibVec3* a, ibVec3* b)
 {
-	*a = c->rad1 > 0.0 ? ibMulAdd(ibAdd(s1, ibMat3_MulV(*R1, c->lc1)), -c->rad1, n) : ibAdd(s1, ibMat3_MulV(*R1, c->la));
-	*b = c->rad2 > 0.0 ? ibMulAdd(ibAdd(s2, ibMat3_MulV(*R2, c->lc2)), c->rad2, n) : ibAdd(s2, ibMat3_MulV(*R2, c->lb));
+	*a = c->rad1 > 0.0 ? ibMulAdd(ibAdd(s1, ibMat3_MulV(*R1, c->lc1)), -c->rad1, radial(R1, c->ax1, n)) : ibAdd(s1, ibMat3_MulV(*R1, c->la));
+	*b = c->rad2 > 0.0 ? ibMulAdd(ibAdd(s2, ibMat3_MulV(*R2, c->lc2)), c->rad2, radial(R2, c->ax2, n)) : ibAdd(s2, ibMat3_MulV(*R2, c->lb));
 }
 
 /* [IMPL] on a sphere the static-friction anchor is moved with the body's current v and w over h (first
@@ -442,6 +453,93 @@ void ib_contacts_keep(ibWorld* w, ibContactStore* cs)
 	}
 }
 
+/* Round contact points: a shape whose surface is a core carried with the body (a point, a segment, a
+ * circle) swept by a radius. Its contact point is found anew on that surface at every predicted pose
+ * (ib_contact_points_at), not carried as a material point of the surface, which runs on a cycloid when
+ * the body rolls. Sphere: the centre; capsule: the point of its segment a + r o (o the shape's outward
+ * normal at the point a); cylinder on its side or its rim: the point of its axis at the same height (side)
+ * or the centre of the end face (rim), and the point is found again with the radial direction of n at the
+ * predicted pose (*axis: the cylinder's axis in the principal frame). A cylinder standing on an end face
+ * (n within ~6 degrees of the axis) or touching at a point that is not the rim's or side's deepest keeps
+ * material points. Returns the radius, 0 where the point is not round. */
+static double round_point(const ibShape* s, const ibBody* b, ibVec3 p, ibVec3 o, ibVec3* core, ibVec3* axis)
+{
+	*axis = ibV3(0, 0, 0);
+	if (s->type == IB_SHAPE_SPHERE || s->type == IB_SHAPE_CAPSULE) {
+		double r = s->type == IB_SHAPE_SPHERE ? s->g.sphere.radius : s->g.capsule.radius;
+		*core = ibMat3_MulTV(b->R, ibSub(ibMulAdd(p, -r, o), b->st.s));
+		return r;
+	}
+	if (s->type != IB_SHAPE_CYLINDER) return 0.0;
+	const double r = s->g.cylinder.radius, hl = s->g.cylinder.halfLength;
+	ibVec3 sp;
+	ibQuat sq;
+	ib_shape_world_pose(b, s, &sp, &sq);
+	ibVec3 z = ibRotate(sq, ibV3(0, 0, 1));
+	ibVec3 u = ibMulAdd(o, -ibDot(o, z), z);
+	double lu = ibLength(u);
+	if (!(lu >= 0.1)) return 0.0;
+	/* the point of the axis (side) or the end face's centre (rim); within 1e-3 r of it (the manifold's normal
+	 * may lean by ~1e-4 rad from the exact one; a carried rim point 1e-3 rad away from the deepest is 5e-7 r
+	 * above it), projected onto the axis */
+	ibVec3 d = ibSub(ibMulAdd(p, -r / lu, u), sp);
+	double along = ibDot(d, z), tol = 1e-3 * r;
+	if (ibLengthSq(ibMulAdd(d, -along, z)) > tol * tol || fabs(along) > hl + tol) return 0.0;
+	ibVec3 c = ibMulAdd(sp, fmax(-hl, fmin(hl, along)), z);
+	*core = ibMat3_MulTV(b->R, ibSub(c, b->st.s));
+	*axis = ibMat3_MulTV(b->R, z);
+	return r;
+}
+
+bool ib_contact_set_round(const ibWorld* w, ibContactRow* c)
+{
+	const ibBody* x = &w->bodies[c->b1];
+	const ibBody* y = &w->bodies[c->b2];
+	c->rad1 = round_point(&w->shapes[c->s1], x, c->a, ibNeg(c->n), &c->lc1, &c->ax1); /* n: from body 2 to body 1 */
+	c->rad2 = round_point(&w->shapes[c->s2], y, c->b, c->n, &c->lc2, &c->ax2);
+	if (!(c->rad1 > 0.0) && !(c->rad2 > 0.0)) return false;
+	ibVec3 a = c->a, b = c->b;
+	if (c->rad1 > 0.0) a = ibMulAdd(ibAdd(x->st.s, ibMat3_MulV(x->R, c->lc1)), -c->rad1, radial(&x->R, c->ax1, c->n));
+	if (c->rad2 > 0.0) b = ibMulAdd(ibAdd(y->st.s, ibMat3_MulV(y->R, c->lc2)), c->rad2, radial(&y->R, c->ax2, c->n));
+	c->gap += ibDot(ibSub(ibSub(a, c->a), ibSub(b, c->b)), c->n);
+	c->a = a;
+	c->b = b;
+	return true;
+}
+
+bool ib_contact_rim_sample(const ibWorld* w, const ibContactStore* cs, int32_t first, int32_t last, const ibContactRow* c)
+{
+	for (int side = 0; side < 2; ++side) {
+		int32_t s = side ? c->s2 : c->s1;
+		if (w->shapes[s].type != IB_SHAPE_CYLINDER || (side ? c->rad2 : c->rad1) > 0.0) continue;
+		const ibBody* b = &w->bodies[side ? c->b2 : c->b1];
+		ibVec3 l = ibMat3_MulTV(b->R, ibSub(side ? c->b : c->a, b->st.s));
+		double tol = 1e-6 * w->shapes[s].g.cylinder.radius;
+		for (int32_t k = first; k < last; ++k) { /* a round point in the sample's end plane */
+			const ibContactRow* o = &cs->pts[k];
+			if (o == c || !((side ? o->rad2 : o->rad1) > 0.0)) continue;
+			if (fabs(ibDot(ibSub(l, side ? o->lc2 : o->lc1), side ? o->ax2 : o->ax1)) <= tol) return true;
+		}
+	}
+	return false;
+}
+
+/* a round point of this manifold (rows first .. count-1) with the same core and axis on both sides */
+static bool same_round_point(const ibContactStore* cs, int32_t first, const ibContactRow* c)
+{
+	const double tol = 1e-9;
+	for (int32_t q = first; q < cs->count; ++q) {
+		const ibContactRow* o = &cs->pts[q];
+		if (o->rad1 != c->rad1 || o->rad2 != c->rad2) continue;
+		if (c->rad1 > 0.0 && (ibLengthSq(ibSub(o->lc1, c->lc1)) > tol * tol || ibLengthSq(ibSub(o->ax1, c->ax1)) > tol * tol)) continue;
+		if (c->rad2 > 0.0 && (ibLengthSq(ibSub(o->lc2, c->lc2)) > tol * tol || ibLengthSq(ibSub(o->ax2, c->ax2)) > tol * tol)) continue;
+		if (c->rad1 <= 0.0 && ibLengthSq(ibSub(o->a, c->a)) > tol * tol) continue;
+		if (c->rad2 <= 0.0 && ibLengthSq(ibSub(o->b, c->b)) > tol * tol) continue;
+		return true;
+	}
+	return false;
+}
+
 /* The points of one manifold of a pair (mixed materials, response, local points); skips pairs
  * without a dynamic body and sleeping or jointed pairs. false on OOM. */
 bool ib_contacts_add_pair(ibWorld* w, ibContactStore* cs, const ibContactPair* pr)
@@ -475,6 +573,8 @@ bool ib_contacts_add_pair(ibWorld* w, ibContactStore* cs, const ibContactPair* p
 		c->n = n;
 		c->s1 = pr->shapeA;
 		c->s2 = pr->shapeB;
+		c->gap = m->points[i].separation;
+		if (ib_contact_set_round(w, c) && same_round_point(cs, first, c)) continue; /* a point found twice */
 		c->la = ibMat3_MulTV(x->R, ibSub(c->a, x->st.s));
 		c->lb = ibMat3_MulTV(y->R, ibSub(c->b, y->st.s));
 		c->ta = c->la;
@@ -486,22 +586,15 @@ bool ib_contacts_add_pair(ibWorld* w, ibContactStore* cs, const ibContactPair* p
 		c->mud = mud;
 		c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
 		c->nKn = ibDot(n, ibMat3_MulV(c->K, n));
-		c->gap = m->points[i].separation;
 		c->key = m->points[i].key;
 		c->warm = -1;
-		const ibShape* sa = &w->shapes[pr->shapeA];
-		const ibShape* sb = &w->shapes[pr->shapeB];
-		if (sa->type == IB_SHAPE_SPHERE) {
-			c->rad1 = sa->g.sphere.radius;
-			c->lc1 = ibMat3_MulTV(x->R, ibSub(ibAdd(c->a, ibScale(c->rad1, n)), x->st.s));
-		}
-		if (sb->type == IB_SHAPE_SPHERE) {
-			c->rad2 = sb->g.sphere.radius;
-			c->lc2 = ibMat3_MulTV(y->R, ibSub(ibSub(c->b, ibScale(c->rad2, n)), y->st.s));
-		}
 		if (!(c->nKn > 0.0)) continue;
 		cs->count++;
 	}
+	int32_t out = first;
+	for (int32_t q = first; q < cs->count; ++q)
+		if (!ib_contact_rim_sample(w, cs, first, cs->count, &cs->pts[q])) cs->pts[out++] = cs->pts[q];
+	cs->count = out;
 	for (int32_t q = first; q < cs->count; ++q) { /* the manifold's group (contact_patch.c) */
 		cs->pts[q].gIdx = (int16_t)(q - first);
 		cs->pts[q].gCount = (int16_t)(cs->count - first);

@@ -253,6 +253,9 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 			c->a = mp->pointA;
 			c->b = mp->pointB;
 			c->n = n;
+			c->gap = mp->separation;
+			ib_contact_set_round(w, c); /* not ref's round points */
+			if (ib_contact_rim_sample(w, cs, first, last, c)) continue;
 			c->la = ibMat3_MulTV(x->R, ibSub(c->a, x->st.s));
 			c->lb = ibMat3_MulTV(y->R, ibSub(c->b, y->st.s));
 			c->ta = c->la;
@@ -261,7 +264,6 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 			c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
 			c->nKn = ibDot(n, ibMat3_MulV(c->K, n));
 			c->kinv = 0;
-			c->gap = mp->separation;
 			c->key = mp->key ^ 0x5bd1e995u;
 			c->warm = -1;
 			c->spec = mp->separation > eps ? 1 : 0;
