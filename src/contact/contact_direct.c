@@ -555,7 +555,7 @@ static ibVec3 position_error(ibWorld* w, ibContactStore* cs, const ibContactRow*
 	ibMat3 R1, R2;
 	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
 	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
-	ibVec3 n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
+	ibVec3 n = ib_contact_normal_at(c, s1, &R1, s2, &R2);
 	ibVec3 a, b;
 	ib_contact_points_at(c, s1, &R1, s2, &R2, n, &a, &b);
 	ibVec3 e = ibScale(ibDot(ibSub(a, b), n) + c->allowN, n);

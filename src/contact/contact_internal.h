@@ -29,7 +29,9 @@ typedef struct ibContactRow {
 	ibVec3 ta, tb;      /* static-friction anchors in the same frames: la, lb of the step in which the
 	                     * point started sticking (kept while it sticks, so residuals do not add up) */
 	ibVec3 ln;          /* n in the principal frame of the body it rotates with (nBody) */
-	int nBody;          /* 1 or 2: the normal rotates with this body ([R] digest §18.1) */
+	int nBody;          /* 1 or 2: the normal rotates with this body ([R] digest §18.1); 3: the line of the two
+	                     * round cores lc1 - lc2 (two spheres or capsules); 4: of core lc1 and carried point lb,
+	                     * 5: of la and lc2 (a sphere on a box's edge); contact_set.c normal_body */
 	double e, mus, mud; /* mixed restitution and friction coefficients */
 	ibMat3 K;           /* K_aa(body 1) + K_bb(body 2) at t0 (eq. 5.5) */
 	double nKn;         /* n^T K n */
@@ -191,6 +193,9 @@ void ib_contacts_joint_response(ibWorld* w, ibContactStore* cs, bool colliding);
  * spheres, capsules, cylinders: contact_set.c round_point), moves a / b onto the round surface and the
  * gap with them. true if either side is round. */
 bool ib_contact_set_round(const ibWorld* w, ibContactRow* c);
+/* Sets nBody and ln of a row whose bodies, shapes, points (a, b, la, lb), n and round points are set:
+ * what its normal turns with (contact_set.c normal_body). */
+void ib_contact_set_normal(const ibWorld* w, ibContactRow* c);
 /* A rim sample of a cylinder (support_feature.c: carried points of the rim) in the end plane of a round point
  * of rows first .. last-1 of the same pair: that round point is the rim's deepest point at every pose, and the
  * sample a few degrees from it only doubles it. Without this, a cylinder rolling at 0.05 m/s on its side
@@ -275,5 +280,17 @@ static inline bool ib_contact_defers_normal(const ibContactRow* c)
 #define IB_CONTACT_RECOVERY_SPEED 1.0
 
 static inline ibVec3 ib_contact_tangential(ibVec3 v, ibVec3 n) { return ibMulAdd(v, -ibDot(v, n), n); }
+
+/* The normal n' of a row at poses (s1, R1), (s2, R2) of its bodies (nBody) */
+static inline ibVec3 ib_contact_normal_at(const ibContactRow* c, ibVec3 s1, const ibMat3* R1, ibVec3 s2, const ibMat3* R2)
+{
+	if (c->nBody >= 3) {
+		ibVec3 p1 = ibMat3_MulV(*R1, c->nBody == 5 ? c->la : c->lc1), p2 = ibMat3_MulV(*R2, c->nBody == 4 ? c->lb : c->lc2);
+		ibVec3 d = ibSub(ibAdd(s1, p1), ibAdd(s2, p2));
+		double l = ibLength(d);
+		if (l > 1e-12) return ibScale(1.0 / l, d);
+	}
+	return ibMat3_MulV(c->nBody == 1 || c->nBody == 4 ? *R1 : *R2, c->ln);
+}
 
 #endif

@@ -25,7 +25,7 @@ static void predicted_points(ibWorld* w, ibContactStore* cs, const ibContactRow*
 	ibMat3 R1, R2;
 	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
 	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
-	*n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
+	*n = ib_contact_normal_at(c, s1, &R1, s2, &R2);
 	ib_contact_points_at(c, s1, &R1, s2, &R2, *n, a, b);
 }
 
@@ -34,7 +34,7 @@ static void carry_points(ibWorld* w, ibContactRow* c)
 {
 	const ibBody* x = &w->bodies[c->b1];
 	const ibBody* y = &w->bodies[c->b2];
-	c->n = ibMat3_MulV(c->nBody == 1 ? x->R : y->R, c->ln);
+	c->n = ib_contact_normal_at(c, x->st.s, &x->R, y->st.s, &y->R);
 	ib_contact_points_at(c, x->st.s, &x->R, y->st.s, &y->R, c->n, &c->a, &c->b);
 	c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
 	c->kinv = 0;
@@ -50,7 +50,7 @@ static ibVec3 sticking_offset(ibWorld* w, ibContactStore* cs, const ibContactRow
 	ibMat3 R1, R2;
 	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
 	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
-	ibVec3 n = ibMat3_MulV(c->nBody == 1 ? R1 : R2, c->ln);
+	ibVec3 n = ib_contact_normal_at(c, s1, &R1, s2, &R2);
 	return ib_contact_tangential(ib_contact_anchor_offset(w, c, h, s1, &R1, s2, &R2), n);
 }
 

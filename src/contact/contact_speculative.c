@@ -234,8 +234,6 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 		ibVec3 n = ibNormalize(m.normal);
 		if (!ibVec3_IsFinite(n) || ibLengthSq(n) < 0.5) continue;
 		const ibContactRow* ref = &cs->pts[first];
-		int nBody = ref->nBody;
-		const ibBody* nb = nBody == 1 ? x : y;
 		for (int i = 0; i < m.pointCount; ++i) {
 			const ibManifoldPoint* mp = &m.points[i];
 			/* the points of the region at eps_c are rows already; a pair that penetrates by more than
@@ -260,7 +258,7 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 			c->lb = ibMat3_MulTV(y->R, ibSub(c->b, y->st.s));
 			c->ta = c->la;
 			c->tb = c->lb;
-			c->ln = ibMat3_MulTV(nb->R, n);
+			ib_contact_set_normal(w, c);
 			c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
 			c->nKn = ibDot(n, ibMat3_MulV(c->K, n));
 			c->kinv = 0;
