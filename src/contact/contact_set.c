@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "collision/collision_world.h"
+#include "collision/hull.h"
 #include "contact/contact_internal.h"
 #include "dynamics/sleep.h"
 #include "joints/joint_internal.h"
@@ -524,17 +525,27 @@ bool ib_contact_rim_sample(const ibWorld* w, const ibContactStore* cs, int32_t f
 	return false;
 }
 
-/* a point on a box shape within 1e-9 of its size of exactly one face (not on an edge or a corner) */
-static bool on_box_face(const ibWorld* w, int32_t shape, ibVec3 p)
+/* A box or hull shape (flat faces) and, if so, whether its point p lies on exactly one face (within 1e-9 of
+ * its size), not on an edge or a corner. */
+static bool flat_shape(const ibShape* s) { return s->type == IB_SHAPE_BOX || (s->type == IB_SHAPE_HULL && s->hull); }
+
+static bool on_one_face(const ibWorld* w, int32_t shape, ibVec3 p)
 {
 	const ibShape* s = &w->shapes[shape];
-	if (s->type != IB_SHAPE_BOX) return false;
 	ibVec3 sp;
 	ibQuat sq;
 	ib_shape_world_pose(&w->bodies[s->body], s, &sp, &sq);
-	ibVec3 q = ibInvRotate(sq, ibSub(p, sp)), he = s->g.box.halfExtents;
-	double tol = 1e-9 * (he.x + he.y + he.z);
-	int faces = (fabs(q.x) >= he.x - tol) + (fabs(q.y) >= he.y - tol) + (fabs(q.z) >= he.z - tol);
+	ibVec3 q = ibInvRotate(sq, ibSub(p, sp));
+	if (s->type == IB_SHAPE_BOX) {
+		ibVec3 he = s->g.box.halfExtents;
+		double tol = 1e-9 * (he.x + he.y + he.z);
+		return (fabs(q.x) >= he.x - tol) + (fabs(q.y) >= he.y - tol) + (fabs(q.z) >= he.z - tol) == 1;
+	}
+	const ibHullData* h = &s->hull->view;
+	double size = 0.0;
+	for (int i = 0; i < h->vertexCount; ++i) size = fmax(size, ibLength(h->vertices[i]));
+	int faces = 0;
+	for (int f = 0; f < h->faceCount && faces < 2; ++f) faces += fabs(ibDot(h->faces[f].normal, q) - h->faces[f].offset) <= 1e-9 * size;
 	return faces == 1;
 }
 
@@ -543,22 +554,23 @@ static bool on_box_face(const ibWorld* w, int32_t shape, ibVec3 p)
  * dynamic board slowed to 0.77 m/s in 2 s and sank 5.5 mm, a ball spinning at 20 rad/s pushed its
  * frictionless neighbour 4.4 cm away in 2 s.
  * - two spheres or capsules: the line of their cores (3);
- * - a sphere or capsule on a box's face, a cylinder's round point on anything not round: the other body;
- * - a sphere or capsule on a box's edge or corner: the line from its core to the box's carried point (4:
- *   core on body 1, 5: on body 2). Turning with the box there, the 10-course wall of test_contact_wall
+ * - a sphere or capsule on a face of a box or hull, a cylinder's round point on anything not round: the
+ *   other body;
+ * - a sphere or capsule on an edge or corner of a box or hull: the line from its core to the other's
+ *   carried point (4: core on body 1, 5: on body 2). Turning with the box there, the 10-course wall of test_contact_wall
  *   (a pendulum ball hitting stones that tumble) penetrated 3.9e-3 m at the impact;
- * - else (hulls, meshes, two cylinders) body 2, as between other shapes. */
+ * - else (meshes, a sphere on a cylinder, two cylinders) body 2, as between other shapes. */
 static int normal_body(const ibWorld* w, const ibContactRow* c)
 {
 	const bool p1 = c->rad1 > 0.0 && ibLengthSq(c->ax1) == 0.0, p2 = c->rad2 > 0.0 && ibLengthSq(c->ax2) == 0.0;
 	if (p1 && p2) return 3;
 	if (p2 && !(c->rad1 > 0.0)) {
-		if (w->shapes[c->s1].type != IB_SHAPE_BOX) return 2;
-		return on_box_face(w, c->s1, c->a) ? 1 : 5;
+		if (!flat_shape(&w->shapes[c->s1])) return 2;
+		return on_one_face(w, c->s1, c->a) ? 1 : 5;
 	}
 	if (p1 && !(c->rad2 > 0.0)) {
-		if (w->shapes[c->s2].type != IB_SHAPE_BOX) return 2;
-		return on_box_face(w, c->s2, c->b) ? 2 : 4;
+		if (!flat_shape(&w->shapes[c->s2])) return 2;
+		return on_one_face(w, c->s2, c->b) ? 2 : 4;
 	}
 	if (c->rad2 > 0.0 && !(c->rad1 > 0.0)) return 1; /* a cylinder's round point */
 	return 2;
