@@ -32,7 +32,6 @@
 enum { DIR_MAX_ITERATIONS = 12, DIR_PASSES = 3, DIR_MAX_COLUMN = 48 };
 #define DIR_REG 1e-8
 #define DIR_FRICTION_WEIGHT 100.0
-#define DIR_STICK_SPEED 0.01
 #define DIR_SLOW 0.5
 /* [IMPL] the warm start "holds" (IB_DIRECT_HELD, the caller may skip its confirming sweep) where every
  * resting point is within DIR_HELD of the tolerance. The sweep's sub-tolerance corrections damp: without
@@ -173,7 +172,8 @@ enum { MODE_NORMAL = 1, MODE_OUT = 2, MODE_SINGLE = 4 };
 static bool point_ok(const ibContactRow* c) { return c->kind == IB_CONTACT_RESTING && c->spec == 0 && !c->frozen; }
 
 /* [IMPL] a point may be held as sticking by the direct solve if it sticks, or slides slower than
- * DIR_STICK_SPEED * eps_rc (classification noise: with eps_v = 1e-6 m/s the points of a resting face
+ * IB_CONTACT_STICK_SPEED * eps_rc (now at its velocity when the solve runs; contact_collide.c classifies with the
+ * same speed at t0) (classification noise: with eps_v = 1e-6 m/s the points of a resting face
  * flipped between sticking and sliding, and the face between one block and single points, so that
  * nearly every loop needed a new symbolic analysis); the loads' admissibility (the cone) decides. */
 static bool stickable(const ibWorld* w, const ibContactRow* c)
@@ -181,7 +181,7 @@ static bool stickable(const ibWorld* w, const ibContactRow* c)
 	if (!(c->mus > 0.0)) return false;
 	if (c->sticking) return true;
 	ibVec3 ut = ib_contact_tangential(ib_contact_rel_velocity(w, c), c->n);
-	return ibLength(ut) <= DIR_STICK_SPEED * ib_contact_resting_speed(w);
+	return ibLength(ut) <= IB_CONTACT_STICK_SPEED * ib_contact_resting_speed(w);
 }
 
 static bool face_group(const ibWorld* w, const ibContactStore* cs, const uint8_t* mode, int32_t k)
