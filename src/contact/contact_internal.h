@@ -278,8 +278,9 @@ static inline bool ib_contact_defers_normal(const ibContactRow* c)
 /* [IMPL] Speed (m/s) at which a contact joint removes an error that exists at t0 (a penetration, an
  * offset from its static-friction anchors): at most IB_CONTACT_RECOVERY_SPEED * h per (sub-)step. */
 #define IB_CONTACT_RECOVERY_SPEED 1.0
-/* [IMPL] A resting point that slides slower than this times eps_rc is classified sticking (its cone then
- * decides whether it holds): contact_collide.c, and the direct solve's stickable points. */
+/* [IMPL] A resting point that slides slower than this times eps_rc may be held as sticking (its cone then
+ * decides whether it holds): the direct solve's stickable points, and the classification at t0 of the
+ * iterative method (contact_collide.c). */
 #define IB_CONTACT_STICK_SPEED 0.01
 
 static inline ibVec3 ib_contact_tangential(ibVec3 v, ibVec3 n) { return ibMulAdd(v, -ibDot(v, n), n); }
