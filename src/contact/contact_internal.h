@@ -31,7 +31,8 @@ typedef struct ibContactRow {
 	ibVec3 ln;          /* n in the principal frame of the body it rotates with (nBody) */
 	int nBody;          /* 1 or 2: the normal rotates with this body ([R] digest §18.1); 3: the line of the two
 	                     * round cores lc1 - lc2 (two spheres or capsules); 4: of core lc1 and carried point lb,
-	                     * 5: of la and lc2 (a sphere on a box's edge); contact_set.c normal_body */
+	                     * 5: of la and lc2 (a sphere on a box's edge); 6 / 7: of the cores across the axis of
+	                     * a cylinder on body 2 / 1 (a sphere on its side); contact_set.c normal_body */
 	double e, mus, mud; /* mixed restitution and friction coefficients */
 	ibMat3 K;           /* K_aa(body 1) + K_bb(body 2) at t0 (eq. 5.5) */
 	double nKn;         /* n^T K n */
@@ -291,6 +292,10 @@ static inline ibVec3 ib_contact_normal_at(const ibContactRow* c, ibVec3 s1, cons
 	if (c->nBody >= 3) {
 		ibVec3 p1 = ibMat3_MulV(*R1, c->nBody == 5 ? c->la : c->lc1), p2 = ibMat3_MulV(*R2, c->nBody == 4 ? c->lb : c->lc2);
 		ibVec3 d = ibSub(ibAdd(s1, p1), ibAdd(s2, p2));
+		if (c->nBody >= 6) { /* across a cylinder's axis */
+			ibVec3 z = c->nBody == 6 ? ibMat3_MulV(*R2, c->ax2) : ibMat3_MulV(*R1, c->ax1);
+			d = ibMulAdd(d, -ibDot(d, z), z);
+		}
 		double l = ibLength(d);
 		if (l > 1e-12) return ibScale(1.0 / l, d);
 	}

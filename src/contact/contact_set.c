@@ -559,7 +559,8 @@ static bool on_one_face(const ibWorld* w, int32_t shape, ibVec3 p)
  * - a sphere or capsule on an edge or corner of a box or hull: the line from its core to the other's
  *   carried point (4: core on body 1, 5: on body 2). Turning with the box there, the 10-course wall of test_contact_wall
  *   (a pendulum ball hitting stones that tumble) penetrated 3.9e-3 m at the impact;
- * - else (meshes, a sphere on a cylinder, two cylinders) body 2, as between other shapes. */
+ * - a sphere or capsule on a cylinder's side: the line of the cores across the cylinder's axis (6, 7);
+ * - else (meshes, a sphere on a cylinder's rim, two cylinders) body 2, as between other shapes. */
 static int normal_body(const ibWorld* w, const ibContactRow* c)
 {
 	const bool p1 = c->rad1 > 0.0 && ibLengthSq(c->ax1) == 0.0, p2 = c->rad2 > 0.0 && ibLengthSq(c->ax2) == 0.0;
@@ -572,6 +573,10 @@ static int normal_body(const ibWorld* w, const ibContactRow* c)
 		if (!flat_shape(&w->shapes[c->s2])) return 2;
 		return on_one_face(w, c->s2, c->b) ? 2 : 4;
 	}
+	/* a sphere or capsule on a cylinder's side (n across its axis): the line of the cores without its
+	 * part along the cylinder's axis (6: the cylinder is body 2, 7: body 1) */
+	if (p1 && c->rad2 > 0.0 && fabs(ibDot(c->n, ibMat3_MulV(w->bodies[c->b2].R, c->ax2))) <= 1e-6) return 6;
+	if (p2 && c->rad1 > 0.0 && fabs(ibDot(c->n, ibMat3_MulV(w->bodies[c->b1].R, c->ax1))) <= 1e-6) return 7;
 	if (c->rad2 > 0.0 && !(c->rad1 > 0.0)) return 1; /* a cylinder's round point */
 	return 2;
 }
