@@ -172,8 +172,8 @@ enum { MODE_NORMAL = 1, MODE_OUT = 2, MODE_SINGLE = 4 };
 static bool point_ok(const ibContactRow* c) { return c->kind == IB_CONTACT_RESTING && c->spec == 0 && !c->frozen; }
 
 /* [IMPL] a point may be held as sticking by the direct solve if it sticks, or slides slower than
- * IB_CONTACT_STICK_SPEED * eps_rc (now at its velocity when the solve runs; contact_collide.c classifies with the
- * same speed at t0) (classification noise: with eps_v = 1e-6 m/s the points of a resting face
+ * IB_CONTACT_STICK_SPEED * eps_rc at its velocity when the solve runs (classification noise: with eps_v =
+ * 1e-6 m/s the points of a resting face
  * flipped between sticking and sliding, and the face between one block and single points, so that
  * nearly every loop needed a new symbolic analysis); the loads' admissibility (the cone) decides. */
 static bool stickable(const ibWorld* w, const ibContactRow* c)

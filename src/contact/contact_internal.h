@@ -187,9 +187,6 @@ ibMat3 ib_contact_response(const ibWorld* w, int32_t b1, ibVec3 a, int32_t b2, i
  * colliding) of a jointed body replaced by the joint system's response K_eff at the current poses
  * (ibContactSettings.jointResponse); sets the points' kj. Body velocities are left as they were. */
 void ib_contacts_joint_response(ibWorld* w, ibContactStore* cs, bool colliding);
-/* contact_set.c: the points of c for bodies at poses (s1, R1), (s2, R2) and the normal n there: carried
- * material points, but on a sphere the point of its surface along n (a rolling sphere's carried point rose
- * by r (1 - cos wh) in a step and hid its penetration) */
 /* Sets rad1/2, lc1/2, ax1/2 of a row whose a, b, n, gap, shapes and bodies are set (round points of
  * spheres, capsules, cylinders: contact_set.c round_point), moves a / b onto the round surface and the
  * gap with them. true if either side is round. */
@@ -203,9 +200,12 @@ void ib_contact_set_normal(const ibWorld* w, ibContactRow* c);
  * rocked from rim to rim (the warm start gave the sample the round point's impulse), and at 2 m/s the
  * speculative samples ahead of the roll braked it (their sliding friction) and it sank by 0.5 mm. */
 bool ib_contact_rim_sample(const ibWorld* w, const ibContactStore* cs, int32_t first, int32_t last, const ibContactRow* c);
+/* contact_set.c: the points of c for bodies at poses (s1, R1), (s2, R2) and the normal n there: carried
+ * material points, but a round point found again on its surface along n (a rolling sphere's carried point
+ * rose by r (1 - cos wh) in a step and hid its penetration) */
 void ib_contact_points_at(const ibContactRow* c, ibVec3 s1, const ibMat3* R1, ibVec3 s2, const ibMat3* R2, ibVec3 n, ibVec3* a, ibVec3* b);
 /* the static-friction offset (b anchor - a anchor, not yet tangential) predicted at (s1, R1), (s2, R2) after h;
- * on a sphere side the anchor's motion linearised in the body's current w (rolling without slip keeps it) */
+ * on a round side the anchor's motion linearised in the body's current w (rolling without slip keeps it) */
 ibVec3 ib_contact_anchor_offset(const ibWorld* w, const ibContactRow* c, double h, ibVec3 s1, const ibMat3* R1, ibVec3 s2, const ibMat3* R2);
 /* after an impulse at a point with K_eff: joint sweeps (position sweeps at h if position, else velocity
  * sweeps) until the joints hold, at most IB_CONTACT_JOINT_SWEEPS (K_eff assumes they follow at once) */

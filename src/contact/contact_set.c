@@ -117,14 +117,21 @@ static inline ibVec3 radial(const ibMat3* R, ibVec3 ax, ibVec3 n)
 	return l > 1e-6 ? ibScale(1.0 / l, u) : n;
 }
 
-void ib_contact_points_at(const ibContactRow* c, ibVec3 s1, const ibMat3* R1, ibVec3 s2, const ibMat3* R2, ibVec3 n, ibVec3* a, ibVec3* b)
+/* a round point at pose (s, R): its core lc moved by r along n's radial direction (r < 0 on body 1, whose
+ * outward normal is -n) */
+static inline ibVec3 round_at(ibVec3 s, const ibMat3* R, ibVec3 lc, double r, ibVec3 ax, ibVec3 n)
 {
-	*a = c->rad1 > 0.0 ? ibMulAdd(ibAdd(s1, ibMat3_MulV(*R1, c->lc1)), -c->rad1, radial(R1, c->ax1, n)) : ibAdd(s1, ibMat3_MulV(*R1, c->la));
-	*b = c->rad2 > 0.0 ? ibMulAdd(ibAdd(s2, ibMat3_MulV(*R2, c->lc2)), c->rad2, radial(R2, c->ax2, n)) : ibAdd(s2, ibMat3_MulV(*R2, c->lb));
+	return ibMulAdd(ibAdd(s, ibMat3_MulV(*R, lc)), r, radial(R, ax, n));
 }
 
-/* [IMPL] on a sphere the static-friction anchor is moved with the body's current v and w over h (first
- * order): the exact carried material point of a rolling sphere runs on a cycloid, back by r (wh - sin wh)
+void ib_contact_points_at(const ibContactRow* c, ibVec3 s1, const ibMat3* R1, ibVec3 s2, const ibMat3* R2, ibVec3 n, ibVec3* a, ibVec3* b)
+{
+	*a = c->rad1 > 0.0 ? round_at(s1, R1, c->lc1, -c->rad1, c->ax1, n) : ibAdd(s1, ibMat3_MulV(*R1, c->la));
+	*b = c->rad2 > 0.0 ? round_at(s2, R2, c->lc2, c->rad2, c->ax2, n) : ibAdd(s2, ibMat3_MulV(*R2, c->lb));
+}
+
+/* [IMPL] on a round point (sphere, capsule, cylinder) the static-friction anchor is moved with the body's
+ * current v and w over h (first order): the exact carried material point of a rolling sphere runs on a cycloid, back by r (wh - sin wh)
  * and up by r (1 - cos wh) in a step, and holding it braked or drove the roll (a 0.1 m sphere rolling at
  * 2 m/s at 60 Hz was at 0.78 m/s after 2 s, one at 0.1 m/s at 0.29 m/s). Other shapes keep the exact
  * prediction (a resting box turns by ~1e-6 rad per step; a tipping one by its corner, which the exact path
@@ -394,8 +401,8 @@ void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
 		const ibContactPrev* o = &cs->prev[c->warm];
 		double tol = fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
 		if (!o->sticking || ibLengthSq(ibSub(o->la, c->la)) > tol * tol) continue;
-		/* on a sphere the anchor's material point must still be where it touches: a slowly rolling sphere
-		 * (less than tol per step) kept an anchor it had rolled away from */
+		/* on a round point the anchor's material point must still be where it touches: a slowly rolling
+		 * sphere (less than tol per step) kept an anchor it had rolled away from */
 		if ((c->rad1 > 0.0 && ibLengthSq(ibSub(o->ta, c->la)) > tol * tol) || (c->rad2 > 0.0 && ibLengthSq(ibSub(o->tb, c->lb)) > tol * tol))
 			continue;
 		c->ta = o->ta;
@@ -499,9 +506,8 @@ bool ib_contact_set_round(const ibWorld* w, ibContactRow* c)
 	c->rad1 = round_point(&w->shapes[c->s1], x, c->a, ibNeg(c->n), &c->lc1, &c->ax1); /* n: from body 2 to body 1 */
 	c->rad2 = round_point(&w->shapes[c->s2], y, c->b, c->n, &c->lc2, &c->ax2);
 	if (!(c->rad1 > 0.0) && !(c->rad2 > 0.0)) return false;
-	ibVec3 a = c->a, b = c->b;
-	if (c->rad1 > 0.0) a = ibMulAdd(ibAdd(x->st.s, ibMat3_MulV(x->R, c->lc1)), -c->rad1, radial(&x->R, c->ax1, c->n));
-	if (c->rad2 > 0.0) b = ibMulAdd(ibAdd(y->st.s, ibMat3_MulV(y->R, c->lc2)), c->rad2, radial(&y->R, c->ax2, c->n));
+	ibVec3 a = c->rad1 > 0.0 ? round_at(x->st.s, &x->R, c->lc1, -c->rad1, c->ax1, c->n) : c->a;
+	ibVec3 b = c->rad2 > 0.0 ? round_at(y->st.s, &y->R, c->lc2, c->rad2, c->ax2, c->n) : c->b;
 	c->gap += ibDot(ibSub(ibSub(a, c->a), ibSub(b, c->b)), c->n);
 	c->a = a;
 	c->b = b;
