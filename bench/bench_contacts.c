@@ -138,10 +138,10 @@ static void traceStep(ibWorldId w, int step, double ms)
 	ibStepStats st = ibWorld_GetStepStats(w);
 	fprintf(stderr,
 	        "trace: step=%d ms=%.2f det=%.2f coll=%.2f cont=%.2f pts=%d colliding=%d resting=%d it_c=%d it_r=%d it_v=%d sub=%d "
-	        "res_c=%.2e res_r=%.2e\n",
+	        "res_c=%.2e res_r=%.2e res_v=%.2e\n",
 	        step, ms, st.detectionMs, st.collisionMs, st.contactMs, st.contactPoints, st.collidingPoints, st.restingPoints,
 	        st.collisionIterations, st.contactIterations, st.contactVelocityIterations, st.stepSubdivisions, st.collisionResidual,
-	        st.contactResidual);
+	        st.contactResidual, st.contactVelocityResidual);
 }
 
 static RunResult runBoxes(const ContactScene* s, int engine, int shock, int warm)

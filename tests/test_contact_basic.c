@@ -211,11 +211,63 @@ static void test_flat_box_touching_manifold(void** state)
 	ibDestroyWorld(w);
 }
 
+/* Anytime results (issue 6 part 5): a loop stopped by its cap leaves the step not converged and reports how
+ * far it got. A frictionless block on four sphere feet, iterative method (no direct solve, no warm start),
+ * one sweep per contact loop: the velocity loop at t0+h, corrected point after point once, leaves the feet
+ * it corrected first moving again. ibStepStats.contactVelocityResidual is the largest such error: an
+ * approach counts always, a separation while the point's normal impulse holds it; so it lies between the
+ * largest approach of a foot and the largest |u_n| of a foot, both measured here from the body's velocity
+ * at the feet's lowest points. With the default caps the same step converges and reports 0. */
+static void test_anytime_residuals(void** state)
+{
+	(void)state;
+	for (int capped = 1; capped >= 0; --capped) {
+		ibWorldId w = ct_world_v(1e-4, 1e-7, 1e-6);
+		ibSolverSettings s = ibWorld_GetSolverSettings(w);
+		s.contact.directSolve = false;
+		s.contact.warmStart = false;
+		if (capped) s.contact.maxContactIterations = 1;
+		assert_int_equal(ibWorld_SetSolverSettings(w, &s), IB_OK);
+		ct_ground(w, 0.0, ct_mat(0.0, 0.0, 0.0));
+		const double half = 0.5;
+		ibBodyId b = ct_block(w, ibV3(0, 0, half + CT_FOOT_OUT), IB_QUAT_IDENTITY, half, ct_mat(0.0, 0.0, 0.0));
+		ibBody_SetAngularVelocity(b, ibV3(0.02, -0.01, 0.0)); /* rocking a little on its feet */
+		assert_int_equal(ibWorld_Step(w, 1.0 / 60.0), IB_OK);
+		ibStepStats st = ibWorld_GetStepStats(w);
+		double approach = 0.0, speed = 0.0, c = half - CT_FOOT_R;
+		for (int i = 0; i < 4; ++i) {
+			ibVec3 foot = ibBody_GetWorldPoint(b, ibV3((i & 1) ? c : -c, (i & 2) ? c : -c, -half - CT_FOOT_OUT + CT_FOOT_R));
+			ibVec3 low = ibSub(foot, ibV3(0, 0, CT_FOOT_R)); /* the round contact point (n = e_z) */
+			double un = ibBody_GetPointVelocity(b, low).z;
+			approach = fmax(approach, -un);
+			speed = fmax(speed, fabs(un));
+		}
+		printf("block on four feet, %s: converged %d, contact sweeps %d + %d, velocity residual %.3e m/s (feet: largest approach "
+		       "%.3e, largest |u_n| %.3e m/s), position residual %.3e m\n",
+		       capped ? "one sweep per loop" : "default caps", (int)st.converged, st.contactIterations, st.contactVelocityIterations,
+		       st.contactVelocityResidual, approach, speed, st.contactResidual);
+		assert_int_equal(st.restingPoints, 4);
+		if (capped) {
+			assert_false(st.converged);
+			assert_true(st.contactVelocityResidual > s.velocityTolerance);
+			assert_true(st.contactVelocityResidual >= approach);
+			assert_true(st.contactVelocityResidual <= speed * (1.0 + 1e-9));
+		} else {
+			assert_true(st.converged);
+			assert_true(st.contactVelocityResidual == 0.0);
+			assert_true(st.contactResidual == 0.0);
+			assert_true(speed <= 10.0 * s.velocityTolerance);
+		}
+		ibDestroyWorld(w);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_classification), cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_box_resting),
 	    cmocka_unit_test(test_slope),          cmocka_unit_test(test_settings), cmocka_unit_test(test_flat_box_touching_manifold),
+	    cmocka_unit_test(test_anytime_residuals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -328,6 +328,9 @@ typedef struct ibStepStats {
 	int contactVelocityIterations; /**< contact velocity sweeps at t0+h (static friction, §5.3.3) */
 	double collisionResidual; /**< largest remaining |target - u_n| of the collision loop (m/s; 0 when converged) */
 	double contactResidual;   /**< largest remaining predicted penetration or static-friction offset (m) */
+	double contactVelocityResidual; /**< largest remaining velocity error of the contact velocity loop at t0+h (m/s; 0 when
+	                                 * converged): an approach, a separation the step's normal impulse still holds, or the
+	                                 * slip of a static-friction point inside its cone */
 	int iterativeIslands;     /**< islands (independent systems of joints) solved with the iterative method */
 	int lgsIslands;           /**< islands solved with the O(n) LGS (IB_SOLVER_AUTO / IB_SOLVER_LGS) */
 	int lgsSparseIslands;     /**< islands solved with the sparse LGS (IB_SOLVER_LGS_SPARSE) */

@@ -413,6 +413,25 @@ static bool velocity_point_free(ibWorld* w, ibContactStore* cs, ibContactRow* c,
 	return moved;
 }
 
+/* The largest velocity error the velocity loop would still correct, after it ended not converged (stalled or
+ * capped; ibStepStats.contactVelocityResidual): an approach (u_n < 0), a separation while the step's normal
+ * impulse is positive (velocity_normal_impulse), the slip of a static-friction point strictly inside its cone
+ * (one held on the boundary slides from the next step on). */
+static double velocity_residual(const ibWorld* w, const ibContactStore* cs)
+{
+	double r = 0.0;
+	for (int32_t k = 0; k < cs->count; ++k) {
+		const ibContactRow* c = &cs->pts[k];
+		if (c->kind != IB_CONTACT_RESTING || c->spec == 2) continue;
+		ibVec3 u = ib_contact_rel_velocity(w, c);
+		double un = ibDot(u, c->n), e = un < 0.0 ? -un : c->accN > 0.0 ? un : 0.0;
+		if (c->sticking && c->mus > 0.0 && ibLength(c->accT) < c->mus * c->accN * (1.0 - 1e-9))
+			e = fmax(e, ibLength(ib_contact_tangential(u, c->n)));
+		r = fmax(r, e);
+	}
+	return r;
+}
+
 void ib_contacts_velocity_correction(ibWorld* w, double h)
 {
 	ibContactStore* cs = w->contactStore;
@@ -444,5 +463,8 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 		c->wVN = c->twoVN;
 		c->wVT = ibSub(c->twoT, c->wVT);
 	}
-	if (moved) w->stats.converged = false;
+	if (moved) {
+		w->stats.converged = false;
+		w->stats.contactVelocityResidual = fmax(w->stats.contactVelocityResidual, velocity_residual(w, cs));
+	}
 }
