@@ -135,6 +135,43 @@ static bool motion_bounds(ibWorld* w, ibContactStore* cs, double h)
 	return true;
 }
 
+/* [IMPL] The checked sub-step's query reach of every body (m): (|v| + |w| r) h + (|g| h + recovery speed) h / 2
+ * for a body that moves, 0 for the others. near_pair's margin there is half the closing bound, at most
+ * q_a + q_b + (|g| h + recovery) h with q = (|v| + |w| r) h, so the body of the larger reach, its box fattened
+ * by twice its reach, finds every pair that can have points within the margin. motion_bounds (safety factor
+ * 1.5, the gravity and recovery terms per body) fattened a resting cube's box by 5.8 cm at 60 Hz instead of
+ * 1.9. For dynamic bodies the order of the two bounds is the same (both grow with |v| + |w| r), so each pair
+ * is still found from the same body, in the same order. */
+static bool reach_bounds(ibWorld* w, ibContactStore* cs, double h)
+{
+	if (!ib_grow(w, (void**)&cs->motion, &cs->motionCapacity, w->bodyHigh + 1, sizeof(double))) return false;
+	const double slack = 0.5 * (ibLength(w->gravity) * h + IB_CONTACT_RECOVERY_SPEED) * h;
+	for (int32_t i = 0; i < w->bodyHigh; ++i) {
+		const ibBody* b = &w->bodies[i];
+		cs->motion[i] = 0.0;
+		if (!b->inUse || b->type == IB_BODY_STATIC || b->sleeping) continue;
+		double r = 0.0;
+		for (int32_t s = b->firstShape; s != IB_NULL_INDEX; s = w->shapes[s].nextInBody) r = fmax(r, shape_radius(w, &w->shapes[s]));
+		cs->motion[i] = (ibLength(b->st.v) + ibLength(b->st.w) * r) * h + slack;
+	}
+	return true;
+}
+
+/* [IMPL] True if the two shapes are farther apart than d: their bounding spheres (shape_radius about their
+ * bodies' centres of mass) or their world boxes. A pair the batched query finds (fattened boxes overlap) is mostly
+ * farther apart than its margin (rain1000: 537 000 of 645 000 over 150 steps), and for these the box-box
+ * separating-axis test was the cost; these tests leave 3 of 8 of them to it. A pair they reject has no point
+ * within d: the region at that tolerance is empty either way. */
+static bool apart_by(const ibWorld* w, const ibShape* pa, const ibShape* pb, double d)
+{
+	const ibBody *x = &w->bodies[pa->body], *y = &w->bodies[pb->body];
+	double reach = shape_radius(w, pa) + shape_radius(w, pb) + d; /* spheres about the centres of mass */
+	if (ibLengthSq(ibSub(x->st.s, y->st.s)) > reach * reach) return true;
+	ibAABB A = ib_shape_world_aabb(x, pa), B = ib_shape_world_aabb(y, pb);
+	return A.lo.x - B.hi.x > d || B.lo.x - A.hi.x > d || A.lo.y - B.hi.y > d || B.lo.y - A.hi.y > d || A.lo.z - B.hi.z > d ||
+	       B.lo.z - A.hi.z > d;
+}
+
 typedef struct NearCtx {
 	ibContactStore* cs;
 	double eps;
@@ -157,7 +194,7 @@ static bool near_pair(ibWorld* w, void* ctx, int32_t sa, int32_t sb)
 		margin = 0.5 * closing_bound(w, pa, pb, x->h);
 		if (margin > 2.0 * cap) return true;
 	}
-	if (!(margin > x->eps)) return true;
+	if (!(margin > x->eps) || apart_by(w, pa, pb, margin)) return true;
 	ibContactPair pr;
 	pr.shapeA = sa, pr.shapeB = sb, pr.bodyA = pa->body, pr.bodyB = pb->body;
 	if (ib_shape_pair_collide(&w->bodies[pa->body], pa, &w->bodies[pb->body], pb, margin, NULL, &pr.manifold, 1) != 1)
@@ -209,7 +246,7 @@ double ib_contacts_speculative_window(const ibWorld* w, int32_t sa, int32_t sb, 
 bool ib_contacts_speculative_near(ibWorld* w, ibContactStore* cs, double h)
 {
 	if (!ib_toi_checked(w)) return true;
-	if (!motion_bounds(w, cs, h)) return false;
+	if (!reach_bounds(w, cs, h)) return false;
 	NearCtx x = {cs, w->collisionSettings.contactTolerance, true, h};
 	return ib_collision_near_pairs(w, cs->motion, near_pair, &x);
 }
