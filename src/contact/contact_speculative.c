@@ -117,42 +117,27 @@ static bool flat_resting_face(const ibWorld* w, const ibContactStore* cs, int32_
 	return 2.0 * body_reach(w, pa, pb) * h <= eps;
 }
 
-/* Motion bound of every body over h (m), with a safety factor 1.5: speed plus the gravity and
- * recovery speeds a step can add, plus angular speed times radius; 0 for bodies that do not move. */
-static bool motion_bounds(ibWorld* w, ibContactStore* cs, double h)
+/* Per-body bounds over h (m) for the near-pair query, 0 for bodies that do not move.
+ * - motion bound (reach = false): speed plus angular speed times radius, plus the gravity and recovery speeds
+ *   a step can add to a dynamic body, times h, with a safety factor 1.5;
+ * - [IMPL] reach (reach = true, the checked sub-step): (|v| + |w| r) h + (|g| h + recovery speed) h / 2.
+ *   near_pair's margin there is half the closing bound, at most q_a + q_b + (|g| h + recovery) h with
+ *   q = (|v| + |w| r) h, so the body of the larger reach, its box fattened by twice its reach, finds every
+ *   pair that can have points within the margin. The motion bound fattened a resting cube's box by 5.8 cm
+ *   at 60 Hz instead of 1.9. For dynamic bodies the order of the two bounds is the same (both grow with
+ *   |v| + |w| r), so each pair is still found from the same body, in the same order. */
+static bool body_bounds(ibWorld* w, ibContactStore* cs, double h, bool reach)
 {
 	if (!ib_grow(w, (void**)&cs->motion, &cs->motionCapacity, w->bodyHigh + 1, sizeof(double))) return false;
+	const double add = (ibLength(w->gravity) * h + IB_CONTACT_RECOVERY_SPEED) * h;
 	for (int32_t i = 0; i < w->bodyHigh; ++i) {
 		const ibBody* b = &w->bodies[i];
 		cs->motion[i] = 0.0;
 		if (!b->inUse || b->type == IB_BODY_STATIC || b->sleeping) continue;
 		double r = 0.0;
 		for (int32_t s = b->firstShape; s != IB_NULL_INDEX; s = w->shapes[s].nextInBody) r = fmax(r, shape_radius(w, &w->shapes[s]));
-		double v = ibLength(b->st.v) + ibLength(b->st.w) * r;
-		if (ib_is_dynamic(b)) v += ibLength(w->gravity) * h + IB_CONTACT_RECOVERY_SPEED;
-		cs->motion[i] = 1.5 * v * h;
-	}
-	return true;
-}
-
-/* [IMPL] The checked sub-step's query reach of every body (m): (|v| + |w| r) h + (|g| h + recovery speed) h / 2
- * for a body that moves, 0 for the others. near_pair's margin there is half the closing bound, at most
- * q_a + q_b + (|g| h + recovery) h with q = (|v| + |w| r) h, so the body of the larger reach, its box fattened
- * by twice its reach, finds every pair that can have points within the margin. motion_bounds (safety factor
- * 1.5, the gravity and recovery terms per body) fattened a resting cube's box by 5.8 cm at 60 Hz instead of
- * 1.9. For dynamic bodies the order of the two bounds is the same (both grow with |v| + |w| r), so each pair
- * is still found from the same body, in the same order. */
-static bool reach_bounds(ibWorld* w, ibContactStore* cs, double h)
-{
-	if (!ib_grow(w, (void**)&cs->motion, &cs->motionCapacity, w->bodyHigh + 1, sizeof(double))) return false;
-	const double slack = 0.5 * (ibLength(w->gravity) * h + IB_CONTACT_RECOVERY_SPEED) * h;
-	for (int32_t i = 0; i < w->bodyHigh; ++i) {
-		const ibBody* b = &w->bodies[i];
-		cs->motion[i] = 0.0;
-		if (!b->inUse || b->type == IB_BODY_STATIC || b->sleeping) continue;
-		double r = 0.0;
-		for (int32_t s = b->firstShape; s != IB_NULL_INDEX; s = w->shapes[s].nextInBody) r = fmax(r, shape_radius(w, &w->shapes[s]));
-		cs->motion[i] = (ibLength(b->st.v) + ibLength(b->st.w) * r) * h + slack;
+		double q = (ibLength(b->st.v) + ibLength(b->st.w) * r) * h;
+		cs->motion[i] = reach ? q + 0.5 * add : 1.5 * (ib_is_dynamic(b) ? q + add : q);
 	}
 	return true;
 }
@@ -246,7 +231,7 @@ double ib_contacts_speculative_window(const ibWorld* w, int32_t sa, int32_t sb, 
 bool ib_contacts_speculative_near(ibWorld* w, ibContactStore* cs, double h)
 {
 	if (!ib_toi_checked(w)) return true;
-	if (!reach_bounds(w, cs, h)) return false;
+	if (!body_bounds(w, cs, h, true)) return false;
 	NearCtx x = {cs, w->collisionSettings.contactTolerance, true, h};
 	return ib_collision_near_pairs(w, cs->motion, near_pair, &x);
 }
@@ -311,7 +296,7 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 	 * sub-step cap of toi.c was reached): without them, cubes of rain1000 landing then went up to 0.2 m
 	 * deep. Inelastic: a speculative point stops the approach without a bounce. */
 	if (!ib_toi_unchecked(w)) return true;
-	if (!motion_bounds(w, cs, h)) return false;
+	if (!body_bounds(w, cs, h, false)) return false;
 	NearCtx x = {cs, eps, false, h};
 	return ib_collision_near_pairs(w, cs->motion, near_pair, &x);
 }
