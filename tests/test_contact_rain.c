@@ -14,7 +14,7 @@
  *    had 2.7e-4 m between two slow cubes with the RK4 rotation of cubes), within 10 (eps_d + eps_c) after
  *    steps whose loops stalled (anytime results, reported not converged: session 18's seed study found
  *    up to 1.5e-4 m there, and at most 1.3e-5 m after converged steps, over seeds 1, 3-16), the energy
- *    never grows and nothing is in the ground. */
+ *    never grows and nothing is in the ground. A cube that would start inside a neighbour is drawn again. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -157,9 +157,17 @@ static int rain_pile_ex(int maxToiSubsteps, double bound, double lateBound)
 	rng_state = 0x9e3779b97f4a7c15u * (seed ? strtoull(seed, NULL, 10) : 1u);
 	for (int k = 0; k < 5; ++k)
 		for (int c = 0; c < 4; ++c) {
-			ibVec3 p = ibV3(1.9 * (c % 2) + 0.3 * (2 * urand() - 1), 1.9 * (c / 2) + 0.3 * (2 * urand() - 1), 1.5 + 2.0 * k);
-			ibQuat q = {urand() - 0.5, urand() - 0.5, urand() - 0.5, urand() - 0.5};
-			b[n++] = cube(w, p, ibQuatNormalize(q), ibV3(0, 0, 0), ibV3(0, 0, 0));
+			/* a cube that would start inside one of its neighbours is drawn again (seeds 2 and 12 of the seed
+			 * study had two cubes 9.5 cm into each other at t = 0; the test's own seed has none) */
+			for (int tries = 0;; ++tries) {
+				assert_true(tries < 100);
+				ibVec3 p = ibV3(1.9 * (c % 2) + 0.3 * (2 * urand() - 1), 1.9 * (c / 2) + 0.3 * (2 * urand() - 1), 1.5 + 2.0 * k);
+				ibQuat q = {urand() - 0.5, urand() - 0.5, urand() - 0.5, urand() - 0.5};
+				b[n] = cube(w, p, ibQuatNormalize(q), ibV3(0, 0, 0), ibV3(0, 0, 0));
+				if (!(deepest(w) > 0.0)) break;
+				assert_int_equal(ibDestroyBody(b[n]), IB_OK);
+			}
+			++n;
 		}
 	double worst = 0.0, worstLate = 0.0, worstResting = 0.0, worstRestingCut = 0.0, minZ = INFINITY, e0 = energy(b, n), gain = -INFINITY;
 	int resims = 0;
