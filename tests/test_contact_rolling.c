@@ -206,7 +206,8 @@ static void test_roll_on_dynamic_board(void** state)
 	}
 }
 
-/* Two frictionless balls (or capsules lying side by side, or a lying cylinder and a ball) touching on a
+/* Two frictionless balls (or capsules lying side by side, a lying cylinder and a ball, or two lying cylinders
+ * side by side: session 19, 4.4 cm before) touching on a
  * frictionless ground, one of them spinning about the axis across the pair: nothing should move. With the
  * normal turning with the spinning body (before session 18), at 20 rad/s they pushed each other 4.4 cm
  * apart in 2 s; the normal is now the line of their cores (across the cylinder's axis). */
@@ -214,12 +215,13 @@ static void test_spinning_neighbours(void** state)
 {
 	(void)state;
 	ground_mu = 0.0;
-	for (int kind = SPHERE; kind <= CYLINDER; ++kind) {
+	for (int kind = SPHERE; kind <= CYLINDER + 1; ++kind) {
 		ibWorldId w = world_with_slope(0.0);
+		int ka = kind > CYLINDER ? CYLINDER : kind, kb = kind > CYLINDER ? CYLINDER : kind == CYLINDER ? SPHERE : kind;
 		/* the cylinder case: a cylinder lying beside the spinning ball (created first, so that the ball
 		 * is body B of the pair) */
-		ibBodyId a = roller(w, kind, 0.2, ibV3(-R, 0, R), ibV3(0, 0, 0), ibV3(0, 0, 0));
-		ibBodyId b = roller(w, kind == CYLINDER ? SPHERE : kind, 0.2, ibV3(R, 0, R), ibV3(0, 0, 0), ibV3(0, 20.0, 0));
+		ibBodyId a = roller(w, ka, 0.2, ibV3(-R, 0, R), ibV3(0, 0, 0), ibV3(0, 0, 0));
+		ibBodyId b = roller(w, kb, 0.2, ibV3(R, 0, R), ibV3(0, 0, 0), ibV3(0, 20.0, 0));
 		ibBodyId both[2] = {a, b};
 		for (int i = 0; i < 2; ++i) {
 			ibShapeId s;
@@ -232,8 +234,8 @@ static void test_spinning_neighbours(void** state)
 			dev = fmax(dev, ibLength(ibSub(ibBody_GetPosition(a), ibV3(-R, 0, R))));
 			dev = fmax(dev, ibLength(ibSub(ibBody_GetPosition(b), ibV3(R, 0, R))));
 		}
-		printf("%s beside a %s spinning at 20 rad/s, frictionless: largest displacement in 2 s %.3e m\n", kind_name[kind],
-		       kind_name[kind == CYLINDER ? SPHERE : kind], dev);
+		printf("%s beside a %s spinning at 20 rad/s, frictionless: largest displacement in 2 s %.3e m\n", kind_name[ka],
+		       kind_name[kb], dev);
 		assert_true(dev <= 1e-6);
 		ibDestroyWorld(w);
 	}
@@ -300,6 +302,41 @@ static void test_coin_on_rim(void** state)
 	coin_on_rim(1e-3, 0.003);
 }
 
+/* Two lying cylinders crossing at right angles, the upper one resting on the lower one and spinning about
+ * its own axis at 20 rad/s, everything frictionless: nothing should move. With the normal turning with the
+ * spinning upper cylinder (before session 19; body 2 of the pair) it tilted and pushed. */
+static void test_crossed_cylinders_spinning(void** state)
+{
+	(void)state;
+	ground_mu = 0.0;
+	ibWorldId w = world_with_slope(0.0);
+	ibBodyId a = roller(w, CYLINDER, 0.2, ibV3(0, 0, R), ibV3(0, 0, 0), ibV3(0, 0, 0)); /* axis along y */
+	ibBodyDef bd = ibDefaultBodyDef();
+	bd.type = IB_BODY_DYNAMIC;
+	bd.position = ibV3(0, 0, 3 * R);
+	bd.rotation = ibQuatFromAxisAngle(ibV3(0, 1, 0), 0.5 * 3.14159265358979323846); /* axis along x */
+	bd.angularVelocity = ibV3(20.0, 0, 0);
+	ibBodyId b = ibCreateBody(w, &bd);
+	ibShapeDef sd = ibDefaultShapeDef();
+	sd.mass = 1.0;
+	sd.material = (ibMaterial){0.0, 0.0, 0.0};
+	ibCylinder cy = {R, 0.2};
+	assert_true(ibShape_IsValid(ibCreateCylinderShape(b, &sd, &cy)));
+	ibShapeId s;
+	assert_int_equal(ibBody_GetShapes(a, &s, 1), 1);
+	ibShape_SetMaterial(s, (ibMaterial){0.0, 0.0, 0.0});
+	double dev = 0.0;
+	for (int k = 0; k < 120; ++k) {
+		assert_int_equal(ibWorld_Step(w, 1.0 / 60.0), IB_OK);
+		dev = fmax(dev, ibLength(ibSub(ibBody_GetPosition(a), ibV3(0, 0, R))));
+		dev = fmax(dev, ibLength(ibSub(ibBody_GetPosition(b), ibV3(0, 0, 3 * R))));
+	}
+	printf("cylinder crossing a cylinder, spinning at 20 rad/s on it, frictionless: largest displacement in 2 s %.3e m\n", dev);
+	assert_true(dev <= 1e-6);
+	ibDestroyWorld(w);
+	ground_mu = 0.5;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_roll_down_slope),
 		cmocka_unit_test(test_roll_on_dynamic_board),
 		cmocka_unit_test(test_spinning_neighbours),
+		cmocka_unit_test(test_crossed_cylinders_spinning),
 		cmocka_unit_test(test_coin_on_rim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -268,6 +268,29 @@ static void box_face_normal_other(const ibConvex* a, const ibConvex* b, ibConvex
 		q->normal = boxA ? L : ibNeg(L);
 }
 
+/* [IMPL] Two cylinders side to side: GJK's normal between two parallel cylinders lying side by side leaned by
+ * ~1e-3 rad (touching to ~1e-9 m), so that one of the region's points was no round point (contact_set.c
+ * round_point wants n across the axis) and its carried point, on a cylinder spinning about its axis, pushed the
+ * other away. The exact direction across both axes replaces it where it separates the shapes by the query's
+ * distance (to rounding) and lies within 1e-2 rad (touching to ~1e-7 of the size; else 1e-4): for parallel
+ * axes (within 1e-9) the line of the centres without its part along the axes, else z_a x z_b (crossing). */
+static void cylinder_pair_normal(const ibConvex* a, const ibConvex* b, ibConvexDistance* q)
+{
+	ibVec3 za = ib_mat3_col(&a->R, 2), zb = ib_mat3_col(&b->R, 2), L = ibCross(za, zb);
+	if (ibLength(L) <= 1e-9) {
+		ibVec3 d = ibSub(a->position, b->position);
+		L = ibMulAdd(d, -ibDot(d, za), za);
+	}
+	double l = ibLength(L);
+	if (!(l > 0.0)) return;
+	L = ibScale(1.0 / l, L);
+	if (ibDot(L, q->normal) < 0.0) L = ibNeg(L); /* as q->normal: from B to A */
+	double sep = ibDot(ibSub(ib_convex_support(a, ibNeg(L)), ib_convex_support(b, L)), L);
+	double scale = 2.0 * (a->radius + a->halfLength + b->radius + b->halfLength) + ibDistance(a->position, b->position);
+	if (sep >= q->distance - 1e-9 * scale && distance_below(L, q->normal, fabs(q->distance) <= 1e-7 * scale ? 1e-2 : 1e-4))
+		q->normal = L;
+}
+
 int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, ibManifold* out)
 {
 	if (a->type == IB_CONVEX_BOX && b->type == IB_CONVEX_BOX) { /* the box-box path (box_box.c) */
@@ -299,6 +322,8 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
 		q = ib_convex_query(a, b, cache);
 		if (boxFaces && (a->type == IB_CONVEX_BOX) != (b->type == IB_CONVEX_BOX) && q.distance <= tolerance)
 			box_face_normal_other(a, b, &q);
+		else if (boxFaces && a->type == IB_CONVEX_CYLINDER && b->type == IB_CONVEX_CYLINDER && q.distance <= tolerance)
+			cylinder_pair_normal(a, b, &q);
 	}
 	if (!(q.distance <= tolerance)) return 0;
 	ibVec3 n = q.normal;

@@ -32,7 +32,9 @@ typedef struct ibContactRow {
 	int nBody;          /* 1 or 2: the normal rotates with this body ([R] digest §18.1); 3: the line of the two
 	                     * round cores lc1 - lc2 (two spheres or capsules); 4: of core lc1 and carried point lb,
 	                     * 5: of la and lc2 (a sphere on a box's edge); 6 / 7: of the cores across the axis of
-	                     * a cylinder on body 2 / 1 (a sphere on its side); contact_set.c normal_body */
+	                     * a cylinder on body 2 / 1 (a sphere on its side); 8: of the cores across the axis of
+	                     * body 2 (two cylinders side by side, parallel axes); 9: across both axes (two
+	                     * cylinders crossing); contact_set.c normal_body */
 	double e, mus, mud; /* mixed restitution and friction coefficients */
 	ibMat3 K;           /* K_aa(body 1) + K_bb(body 2) at t0 (eq. 5.5) */
 	double nKn;         /* n^T K n */
@@ -198,7 +200,9 @@ void ib_contact_set_normal(const ibWorld* w, ibContactRow* c);
  * of rows first .. last-1 of the same pair: that round point is the rim's deepest point at every pose, and the
  * sample a few degrees from it only doubles it. Without this, a cylinder rolling at 0.05 m/s on its side
  * rocked from rim to rim (the warm start gave the sample the round point's impulse), and at 2 m/s the
- * speculative samples ahead of the roll braked it (their sliding friction) and it sank by 0.5 mm. */
+ * speculative samples ahead of the roll braked it (their sliding friction) and it sank by 0.5 mm. Also any
+ * other point of a cylinder whose side (n across its axis) has a round point among those rows: carried with a
+ * cylinder spinning about its axis beside another one, such points pushed the two apart (session 19). */
 bool ib_contact_rim_sample(const ibWorld* w, const ibContactStore* cs, int32_t first, int32_t last, const ibContactRow* c);
 /* contact_set.c: the points of c for bodies at poses (s1, R1), (s2, R2) and the normal n there: carried
  * material points, but a round point found again on its surface along n (a rolling sphere's carried point
@@ -292,8 +296,11 @@ static inline ibVec3 ib_contact_normal_at(const ibContactRow* c, ibVec3 s1, cons
 	if (c->nBody >= 3) {
 		ibVec3 p1 = ibMat3_MulV(*R1, c->nBody == 5 ? c->la : c->lc1), p2 = ibMat3_MulV(*R2, c->nBody == 4 ? c->lb : c->lc2);
 		ibVec3 d = ibSub(ibAdd(s1, p1), ibAdd(s2, p2));
-		if (c->nBody >= 6) { /* across a cylinder's axis */
-			ibVec3 z = c->nBody == 6 ? ibMat3_MulV(*R2, c->ax2) : ibMat3_MulV(*R1, c->ax1);
+		if (c->nBody == 9) { /* crossing axes: along their cross product, on the side of the cores' line */
+			ibVec3 m = ibCross(ibMat3_MulV(*R1, c->ax1), ibMat3_MulV(*R2, c->ax2));
+			d = ibDot(d, m) < 0.0 ? ibNeg(m) : m;
+		} else if (c->nBody >= 6) { /* across a cylinder's axis */
+			ibVec3 z = c->nBody == 7 ? ibMat3_MulV(*R1, c->ax1) : ibMat3_MulV(*R2, c->ax2);
 			d = ibMulAdd(d, -ibDot(d, z), z);
 		}
 		double l = ibLength(d);
