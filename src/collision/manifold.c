@@ -241,6 +241,15 @@ void ib_manifold_box_face_normal(const ibConvex* a, const ibConvex* b, double to
 	ib_manifold_box_face_select(a, b, sep, t, tolerance, q);
 }
 
+/* An exact direction L (unit, oriented as q->normal: from B to A) along which the shapes are sep apart replaces
+ * GJK's normal where it separates them by the query's distance (to rounding, 1e-9 of scale) and lies within
+ * 1e-4 rad of it, 1e-2 when they touch to ~1e-7 of scale (box_face_normal_other, cylinder_pair_normal). */
+static void exact_normal(ibConvexDistance* q, ibVec3 L, double sep, double scale)
+{
+	if (sep >= q->distance - 1e-9 * scale && distance_below(L, q->normal, fabs(q->distance) <= 1e-7 * scale ? 1e-2 : 1e-4))
+		q->normal = L;
+}
+
 /* The same for a box against another convex shape (a cylinder or capsule lying on a box, a hull): GJK's
  * normal of a cylinder touching a face to ~1e-9 m was off by 1e-5 rad, and the band then held one of its
  * two rims (a cylinder rolling at 1 kHz dipped by 3e-6 m each time). The box's face axis nearest the
@@ -263,17 +272,14 @@ static void box_face_normal_other(const ibConvex* a, const ibConvex* b, ibConvex
 	if (ibDot(L, m) < 0.0) L = ibNeg(L);
 	ibVec3 s = ib_convex_support(other, L);
 	double dL = ibDot(ibSub(box->position, s), L) - h[k];
-	double scale = 2.0 * (h[0] + h[1] + h[2]) + ibDistance(s, box->position), rnd = 1e-9 * scale;
-	if (dL >= q->distance - rnd && distance_below(L, m, fabs(q->distance) <= 1e-7 * scale ? 1e-2 : 1e-4))
-		q->normal = boxA ? L : ibNeg(L);
+	exact_normal(q, boxA ? L : ibNeg(L), dL, 2.0 * (h[0] + h[1] + h[2]) + ibDistance(s, box->position));
 }
 
 /* [IMPL] Two cylinders side to side: GJK's normal between two parallel cylinders lying side by side leaned by
  * ~1e-3 rad (touching to ~1e-9 m), so that one of the region's points was no round point (contact_set.c
  * round_point wants n across the axis) and its carried point, on a cylinder spinning about its axis, pushed the
- * other away. The exact direction across both axes replaces it where it separates the shapes by the query's
- * distance (to rounding) and lies within 1e-2 rad (touching to ~1e-7 of the size; else 1e-4): for parallel
- * axes (within 1e-9) the line of the centres without its part along the axes, else z_a x z_b (crossing). */
+ * other away. The exact direction across both axes replaces it (exact_normal): for parallel axes (within 1e-9)
+ * the line of the centres without its part along the axes, else z_a x z_b (crossing). */
 static void cylinder_pair_normal(const ibConvex* a, const ibConvex* b, ibConvexDistance* q)
 {
 	ibVec3 za = ib_mat3_col(&a->R, 2), zb = ib_mat3_col(&b->R, 2), L = ibCross(za, zb);
@@ -286,9 +292,7 @@ static void cylinder_pair_normal(const ibConvex* a, const ibConvex* b, ibConvexD
 	L = ibScale(1.0 / l, L);
 	if (ibDot(L, q->normal) < 0.0) L = ibNeg(L); /* as q->normal: from B to A */
 	double sep = ibDot(ibSub(ib_convex_support(a, ibNeg(L)), ib_convex_support(b, L)), L);
-	double scale = 2.0 * (a->radius + a->halfLength + b->radius + b->halfLength) + ibDistance(a->position, b->position);
-	if (sep >= q->distance - 1e-9 * scale && distance_below(L, q->normal, fabs(q->distance) <= 1e-7 * scale ? 1e-2 : 1e-4))
-		q->normal = L;
+	exact_normal(q, L, sep, 2.0 * (a->radius + a->halfLength + b->radius + b->halfLength) + ibDistance(a->position, b->position));
 }
 
 int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, ibManifold* out)

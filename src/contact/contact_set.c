@@ -514,6 +514,9 @@ bool ib_contact_set_round(const ibWorld* w, ibContactRow* c)
 	return true;
 }
 
+/* n lies across the axis ax (principal frame) of a cylinder on body i (within 1e-6): a point of its side */
+static bool across_axis(const ibWorld* w, int32_t i, ibVec3 ax, ibVec3 n) { return fabs(ibDot(n, ibMat3_MulV(w->bodies[i].R, ax))) <= 1e-6; }
+
 bool ib_contact_rim_sample(const ibWorld* w, const ibContactStore* cs, int32_t first, int32_t last, const ibContactRow* c)
 {
 	for (int side = 0; side < 2; ++side) {
@@ -530,7 +533,7 @@ bool ib_contact_rim_sample(const ibWorld* w, const ibContactStore* cs, int32_t f
 			/* a round point of the side (n across the axis): the side's line of contact is the round points'
 			 * segment, and any other point of that cylinder in the region (the speculative region's clipped
 			 * points, carried with a cylinder spinning about its axis) only doubles it */
-			if (fabs(ibDot(o->n, ibMat3_MulV(b->R, ax))) <= 1e-6) return true;
+			if (across_axis(w, side ? c->b2 : c->b1, ax, o->n)) return true;
 		}
 	}
 	return false;
@@ -591,12 +594,13 @@ static int normal_body(const ibWorld* w, const ibContactRow* c)
 	}
 	/* a sphere or capsule on a cylinder's side (n across its axis): the line of the cores without its
 	 * part along the cylinder's axis (6: the cylinder is body 2, 7: body 1) */
-	if (p1 && c->rad2 > 0.0 && fabs(ibDot(c->n, ibMat3_MulV(w->bodies[c->b2].R, c->ax2))) <= 1e-6) return 6;
-	if (p2 && c->rad1 > 0.0 && fabs(ibDot(c->n, ibMat3_MulV(w->bodies[c->b1].R, c->ax1))) <= 1e-6) return 7;
+	if (p1 && c->rad2 > 0.0 && across_axis(w, c->b2, c->ax2, c->n)) return 6;
+	if (p2 && c->rad1 > 0.0 && across_axis(w, c->b1, c->ax1, c->n)) return 7;
 	if (c->rad2 > 0.0 && !(c->rad1 > 0.0)) return 1; /* a cylinder's round point */
-	if (c->rad1 > 0.0 && c->rad2 > 0.0) { /* two cylinders, side to side */
+	if (c->rad1 > 0.0 && c->rad2 > 0.0 && across_axis(w, c->b1, c->ax1, c->n) && across_axis(w, c->b2, c->ax2, c->n)) {
+		/* two cylinders, side to side: parallel or crossing axes */
 		ibVec3 z1 = ibMat3_MulV(w->bodies[c->b1].R, c->ax1), z2 = ibMat3_MulV(w->bodies[c->b2].R, c->ax2);
-		if (fabs(ibDot(c->n, z1)) <= 1e-6 && fabs(ibDot(c->n, z2)) <= 1e-6) return ibLength(ibCross(z1, z2)) <= 1e-6 ? 8 : 9;
+		return ibLength(ibCross(z1, z2)) <= 1e-6 ? 8 : 9;
 	}
 	return 2;
 }

@@ -152,9 +152,7 @@ static bool apart_by(const ibWorld* w, const ibShape* pa, const ibShape* pb, dou
 	const ibBody *x = &w->bodies[pa->body], *y = &w->bodies[pb->body];
 	double reach = shape_radius(w, pa) + shape_radius(w, pb) + d; /* spheres about the centres of mass */
 	if (ibLengthSq(ibSub(x->st.s, y->st.s)) > reach * reach) return true;
-	ibAABB A = ib_shape_world_aabb(x, pa), B = ib_shape_world_aabb(y, pb);
-	return A.lo.x - B.hi.x > d || B.lo.x - A.hi.x > d || A.lo.y - B.hi.y > d || B.lo.y - A.hi.y > d || A.lo.z - B.hi.z > d ||
-	       B.lo.z - A.hi.z > d;
+	return !ib_aabb_overlap(ib_aabb_fatten(ib_shape_world_aabb(x, pa), d), ib_shape_world_aabb(y, pb));
 }
 
 typedef struct NearCtx {
