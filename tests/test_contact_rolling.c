@@ -337,6 +337,52 @@ static void test_crossed_cylinders_spinning(void** state)
 	ground_mu = 0.5;
 }
 
+/* A ball beside a disc (cylinder r = 0.1 m, 4 cm thick) standing on its face, both on the ground and
+ * frictionless, the ball touching the disc's upper rim (its centre 0.1 m up, the rim 0.04 m: the normal
+ * leans 37 degrees up from the horizontal): no force acts. Case 0: the disc spins at 20 rad/s about its
+ * axis and is body B of the pair (created after the ball); case 1: the ball spins at 20 rad/s about a
+ * horizontal axis and is body B. Turning with the spinning body B, the normal pushed the ball away. */
+static void test_sphere_on_spinning_rim(void** state)
+{
+	(void)state;
+	ground_mu = 0.0;
+	const double hl = 0.02, gap = sqrt(R * R - (R - 2 * hl) * (R - 2 * hl)); /* the rim's radial offset from the ball */
+	for (int spin = 0; spin < 2; ++spin) {
+		ibWorldId w = world_with_slope(0.0);
+		ibBodyId bodies[2];
+		for (int i = 0; i < 2; ++i) {
+			bool disc = (i == 1) == (spin == 0); /* body B (created second) spins */
+			ibBodyDef bd = ibDefaultBodyDef();
+			bd.type = IB_BODY_DYNAMIC;
+			bd.position = disc ? ibV3(0, 0, hl) : ibV3(R + gap, 0, R);
+			if (i == 1) bd.angularVelocity = disc ? ibV3(0, 0, 20.0) : ibV3(0, 20.0, 0);
+			ibBodyId b = ibCreateBody(w, &bd);
+			ibShapeDef sd = ibDefaultShapeDef();
+			sd.mass = 1.0;
+			sd.material = (ibMaterial){0.0, 0.0, 0.0};
+			if (disc) {
+				ibCylinder c = {R, hl};
+				assert_true(ibShape_IsValid(ibCreateCylinderShape(b, &sd, &c)));
+			} else {
+				ibSphere c = {R};
+				assert_true(ibShape_IsValid(ibCreateSphereShape(b, &sd, &c)));
+			}
+			bodies[i] = b;
+		}
+		ibVec3 p0[2] = {ibBody_GetPosition(bodies[0]), ibBody_GetPosition(bodies[1])};
+		double dev = 0.0;
+		for (int k = 0; k < 120; ++k) {
+			assert_int_equal(ibWorld_Step(w, 1.0 / 60.0), IB_OK);
+			for (int i = 0; i < 2; ++i) dev = fmax(dev, ibLength(ibSub(ibBody_GetPosition(bodies[i]), p0[i])));
+		}
+		printf("ball on the upper rim of a disc, %s spinning at 20 rad/s, frictionless: largest displacement in 2 s %.3e m\n",
+		       spin == 0 ? "the disc" : "the ball", dev);
+		assert_true(dev <= 1e-6);
+		ibDestroyWorld(w);
+	}
+	ground_mu = 0.5;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_spinning_neighbours),
 		cmocka_unit_test(test_crossed_cylinders_spinning),
 		cmocka_unit_test(test_coin_on_rim),
+		cmocka_unit_test(test_sphere_on_spinning_rim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

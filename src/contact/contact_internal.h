@@ -34,7 +34,9 @@ typedef struct ibContactRow {
 	                     * 5: of la and lc2 (a sphere on a box's edge); 6 / 7: of the cores across the axis of
 	                     * a cylinder on body 2 / 1 (a sphere on its side); 8: of the cores across the axis of
 	                     * body 2 (two cylinders side by side, parallel axes); 9: across both axes (two
-	                     * cylinders crossing); contact_set.c normal_body */
+	                     * cylinders crossing); 10 / 11: from the nearest point of a cylinder's rim on body 2 / 1
+	                     * (centre lc, axis ax, radius rad) to the other's round core (a sphere on a rim);
+	                     * contact_set.c normal_body */
 	double e, mus, mud; /* mixed restitution and friction coefficients */
 	ibMat3 K;           /* K_aa(body 1) + K_bb(body 2) at t0 (eq. 5.5) */
 	double nKn;         /* n^T K n */
@@ -299,6 +301,15 @@ static inline ibVec3 ib_contact_normal_at(const ibContactRow* c, ibVec3 s1, cons
 		if (c->nBody == 9) { /* crossing axes: along their cross product, on the side of the cores' line */
 			ibVec3 m = ibCross(ibMat3_MulV(*R1, c->ax1), ibMat3_MulV(*R2, c->ax2));
 			d = ibDot(d, m) < 0.0 ? ibNeg(m) : m;
+		} else if (c->nBody >= 10) { /* from a cylinder's rim (the nearest point of its circle) to a round core */
+			bool rim2 = c->nBody == 10;
+			ibVec3 z = rim2 ? ibMat3_MulV(*R2, c->ax2) : ibMat3_MulV(*R1, c->ax1);
+			ibVec3 r = rim2 ? d : ibNeg(d); /* from the rim's centre to the core */
+			ibVec3 u = ibMulAdd(r, -ibDot(r, z), z);
+			double lu = ibLength(u), rad = rim2 ? c->rad2 : c->rad1;
+			if (!(lu > rad)) return ibMat3_MulV(*R2, c->ln); /* the core inside the rim's radius: as at t0 */
+			r = ibMulAdd(r, -rad / lu, u);
+			d = rim2 ? r : ibNeg(r);
 		} else if (c->nBody >= 6) { /* across a cylinder's axis */
 			ibVec3 z = c->nBody == 7 ? ibMat3_MulV(*R1, c->ax1) : ibMat3_MulV(*R2, c->ax2);
 			d = ibMulAdd(d, -ibDot(d, z), z);

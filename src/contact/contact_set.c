@@ -578,8 +578,11 @@ static bool on_one_face(const ibWorld* w, int32_t shape, ibVec3 p)
  *   cores across body 2's axis (8), else the direction across both axes, z1 x z2 (9). Turning with a
  *   cylinder spinning about its axis, the normal pushed a frictionless neighbour lying beside it 4.4 cm
  *   away in 2 s;
- * - else (meshes, a sphere on a cylinder's rim, a cylinder's rim on another cylinder) body 2, as between
- *   other shapes. */
+ * - a sphere or capsule on a cylinder's rim (a round point whose n is not across the axis): from the
+ *   nearest point of the rim's circle to its core (10: the rim on body 2, 11: on body 1). Turning with a
+ *   disc spinning about its axis, the normal pushed a frictionless ball touching its upper rim 0.18 m
+ *   away in 2 s;
+ * - else (meshes, a cylinder's rim on another cylinder) body 2, as between other shapes. */
 static int normal_body(const ibWorld* w, const ibContactRow* c)
 {
 	const bool p1 = c->rad1 > 0.0 && ibLengthSq(c->ax1) == 0.0, p2 = c->rad2 > 0.0 && ibLengthSq(c->ax2) == 0.0;
@@ -596,6 +599,8 @@ static int normal_body(const ibWorld* w, const ibContactRow* c)
 	 * part along the cylinder's axis (6: the cylinder is body 2, 7: body 1) */
 	if (p1 && c->rad2 > 0.0 && across_axis(w, c->b2, c->ax2, c->n)) return 6;
 	if (p2 && c->rad1 > 0.0 && across_axis(w, c->b1, c->ax1, c->n)) return 7;
+	if (p1 && c->rad2 > 0.0) return 10; /* on a rim: the core outside the rim's radius (round_point) */
+	if (p2 && c->rad1 > 0.0) return 11;
 	if (c->rad2 > 0.0 && !(c->rad1 > 0.0)) return 1; /* a cylinder's round point */
 	if (c->rad1 > 0.0 && c->rad2 > 0.0 && across_axis(w, c->b1, c->ax1, c->n) && across_axis(w, c->b2, c->ax2, c->n)) {
 		/* two cylinders, side to side: parallel or crossing axes */
