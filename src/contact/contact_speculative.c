@@ -8,7 +8,7 @@
  *
  * So every touching convex pair is queried once more with a larger tolerance, the distance its points
  * can close in this step (relative speed plus angular speed times radius, times h, twice, at most a
- * quarter of the smaller shape's inner size), and the region's points that are apart by more than
+ * quarter of the smaller shape's largest half size), and the region's points that are apart by more than
  * eps_c become speculative contact joints (ibContactRow.spec): never collisions, no warm start, and
  * a contact joint only acts on them where its predicted gap at t0+h is negative (eq. 5.11 does that
  * by itself: it pushes while g < 0 and takes back only what it pushed). In the velocity correction at
@@ -52,6 +52,23 @@ static double inner_size(const ibWorld* w, const ibShape* s)
 		ibAABB a = ib_shape_world_aabb(&w->bodies[s->body], s);
 		ibVec3 d = ibSub(a.hi, a.lo);
 		return 0.25 * fmin(d.x, fmin(d.y, d.z));
+	}
+	}
+}
+
+/* Largest half size of a shape (m); +inf for a plane. */
+static double outer_size(const ibWorld* w, const ibShape* s)
+{
+	switch (s->type) {
+	case IB_SHAPE_SPHERE: return s->g.sphere.radius;
+	case IB_SHAPE_BOX: return fmax(s->g.box.halfExtents.x, fmax(s->g.box.halfExtents.y, s->g.box.halfExtents.z));
+	case IB_SHAPE_CAPSULE: return s->g.capsule.radius + s->g.capsule.halfLength;
+	case IB_SHAPE_CYLINDER: return fmax(s->g.cylinder.radius, s->g.cylinder.halfLength);
+	case IB_SHAPE_PLANE: return INFINITY;
+	default: {
+		ibAABB a = ib_shape_world_aabb(&w->bodies[s->body], s);
+		ibVec3 d = ibSub(a.hi, a.lo);
+		return 0.5 * fmax(d.x, fmax(d.y, d.z));
 	}
 	}
 }
@@ -245,7 +262,11 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 		const ibShape *pa = &w->shapes[s1], *pb = &w->shapes[s2];
 		if (pa->type == IB_SHAPE_TRIMESH || pb->type == IB_SHAPE_TRIMESH) continue;
 		if (pa->type == IB_SHAPE_SPHERE && pb->type == IB_SHAPE_SPHERE) continue; /* one point whatever the pose */
-		double margin = fmin(closing_bound(w, pa, pb, h), 0.25 * fmin(inner_size(w, pa), inner_size(w, pb)));
+		/* [IMPL] capped by a quarter of the smaller shape's largest half size: with its smallest (a coin's
+		 * half thickness, 2.5 mm) the far rim of a coin or the far edge of a plate falling flat, closing by
+		 * 4 cm in a step, was never in the region, went through the ground, and came out with 1.2 J
+		 * (frictionless coin) to 31 J (mu 0.5) gained; a plate sank 6 mm and kept sliding */
+		double margin = fmin(closing_bound(w, pa, pb, h), 0.25 * fmin(outer_size(w, pa), outer_size(w, pb)));
 		if (!(margin > 2.0 * eps)) continue;
 		if (flat_resting_face(w, cs, first, last, pa, pb, h, eps)) continue;
 		const ibBody *x = &w->bodies[pa->body], *y = &w->bodies[pb->body];
