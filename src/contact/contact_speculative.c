@@ -39,38 +39,46 @@
 #include "collision/collision_world.h"
 #include "contact/contact_internal.h"
 
-/* Smallest half size of a shape (m); +inf for a plane. */
-static double inner_size(const ibWorld* w, const ibShape* s)
+/* Smallest (lo) and largest (hi) half size of a shape (m); +inf for a plane. For other shapes from the
+ * world AABB: a quarter of its smallest extent, half its largest. */
+static void half_sizes(const ibWorld* w, const ibShape* s, double* lo, double* hi)
 {
 	switch (s->type) {
-	case IB_SHAPE_SPHERE: return s->g.sphere.radius;
-	case IB_SHAPE_BOX: return fmin(s->g.box.halfExtents.x, fmin(s->g.box.halfExtents.y, s->g.box.halfExtents.z));
-	case IB_SHAPE_CAPSULE: return s->g.capsule.radius;
-	case IB_SHAPE_CYLINDER: return fmin(s->g.cylinder.radius, s->g.cylinder.halfLength);
-	case IB_SHAPE_PLANE: return INFINITY;
+	case IB_SHAPE_SPHERE: *lo = *hi = s->g.sphere.radius; return;
+	case IB_SHAPE_BOX: {
+		ibVec3 e = s->g.box.halfExtents;
+		*lo = fmin(e.x, fmin(e.y, e.z));
+		*hi = fmax(e.x, fmax(e.y, e.z));
+		return;
+	}
+	case IB_SHAPE_CAPSULE: *lo = s->g.capsule.radius, *hi = s->g.capsule.radius + s->g.capsule.halfLength; return;
+	case IB_SHAPE_CYLINDER:
+		*lo = fmin(s->g.cylinder.radius, s->g.cylinder.halfLength);
+		*hi = fmax(s->g.cylinder.radius, s->g.cylinder.halfLength);
+		return;
+	case IB_SHAPE_PLANE: *lo = *hi = INFINITY; return;
 	default: {
 		ibAABB a = ib_shape_world_aabb(&w->bodies[s->body], s);
 		ibVec3 d = ibSub(a.hi, a.lo);
-		return 0.25 * fmin(d.x, fmin(d.y, d.z));
+		*lo = 0.25 * fmin(d.x, fmin(d.y, d.z));
+		*hi = 0.5 * fmax(d.x, fmax(d.y, d.z));
+		return;
 	}
 	}
 }
 
-/* Largest half size of a shape (m); +inf for a plane. */
+static double inner_size(const ibWorld* w, const ibShape* s)
+{
+	double lo, hi;
+	half_sizes(w, s, &lo, &hi);
+	return lo;
+}
+
 static double outer_size(const ibWorld* w, const ibShape* s)
 {
-	switch (s->type) {
-	case IB_SHAPE_SPHERE: return s->g.sphere.radius;
-	case IB_SHAPE_BOX: return fmax(s->g.box.halfExtents.x, fmax(s->g.box.halfExtents.y, s->g.box.halfExtents.z));
-	case IB_SHAPE_CAPSULE: return s->g.capsule.radius + s->g.capsule.halfLength;
-	case IB_SHAPE_CYLINDER: return fmax(s->g.cylinder.radius, s->g.cylinder.halfLength);
-	case IB_SHAPE_PLANE: return INFINITY;
-	default: {
-		ibAABB a = ib_shape_world_aabb(&w->bodies[s->body], s);
-		ibVec3 d = ibSub(a.hi, a.lo);
-		return 0.5 * fmax(d.x, fmax(d.y, d.z));
-	}
-	}
+	double lo, hi;
+	half_sizes(w, s, &lo, &hi);
+	return hi;
 }
 
 /* Radius about the body's centre of mass that encloses the shape (m): the offset of the shape's
