@@ -266,7 +266,8 @@ static bool add_block(ibWorld* w, ibContactStore* cs, ibContactDirect* D, int32_
 	if (dim == 6) {
 		const ibContactRow* g[IB_CONTACT_PATCH_MAX];
 		for (int i = 0; i < m; ++i) g[i] = &cs->pts[first + i];
-		if (!ib_contact_patch_geometry(g, m, &B->pg) || !face_fit(cs, B)) return true; /* collinear: the caller uses points */
+		if (!ib_contact_patch_geometry(g, m, w->collisionSettings.contactTolerance, &B->pg) || !face_fit(cs, B))
+			return true; /* collinear (or of no size): the caller uses points */
 	}
 	block_jacobian(w, cs, B, 0);
 	block_jacobian(w, cs, B, 1);

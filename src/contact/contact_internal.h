@@ -238,7 +238,7 @@ typedef struct ibPatchGeom {
 	double sxx, sxy, syy, det;
 	int m;
 } ibPatchGeom;
-bool ib_contact_patch_geometry(const ibContactRow* const* g, int m, ibPatchGeom* pg);
+bool ib_contact_patch_geometry(const ibContactRow* const* g, int m, double minSpread, ibPatchGeom* pg);
 /* The points' loads N_i (normal) and T_i (friction) of the patch wrench (F, M about c): least-squares
  * normal loads (moved into the points' hull when one is negative) and friction proportional to them.
  * 1 = admissible (N_i >= 0, |T_i| <= mu_s N_i), 0 = computed but not admissible, -1 = none. */
