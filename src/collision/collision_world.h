@@ -17,6 +17,14 @@
 #include "collision/convex.h"
 #include "dynamics/world.h"
 
+/* [IMPL] Two cylinders side by side count as crossing where |z_a x z_b| (the sine of the angle between
+ * their axes) exceeds this; below it they count as parallel. The normal across both axes, z_a x z_b, of
+ * nearly parallel axes points wherever their tiny deviation turns it, not across the pair: logs lying
+ * 1e-5..1e-3 rad out of parallel in a pile got normals tens of degrees off (contact_set.c normal_body).
+ * For parallel ones the line of the centres (cores) without its part along the axis is the common
+ * perpendicular. Used by manifold.c (cylinder_pair_normal) and contact_set.c (normal_body). */
+#define IB_CYLINDERS_CROSSING 0.1
+
 /* Upper bound of points kept per manifold after reduction (the reduction keeps the support polygon). */
 #define IB_MANIFOLD_MAX_POINTS 8
 

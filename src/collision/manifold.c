@@ -278,12 +278,12 @@ static void box_face_normal_other(const ibConvex* a, const ibConvex* b, ibConvex
 /* [IMPL] Two cylinders side to side: GJK's normal between two parallel cylinders lying side by side leaned by
  * ~1e-3 rad (touching to ~1e-9 m), so that one of the region's points was no round point (contact_set.c
  * round_point wants n across the axis) and its carried point, on a cylinder spinning about its axis, pushed the
- * other away. The exact direction across both axes replaces it (exact_normal): for parallel axes (within 1e-9)
- * the line of the centres without its part along the axes, else z_a x z_b (crossing). */
+ * other away. The exact direction across both axes replaces it (exact_normal): for parallel axes
+ * (IB_CYLINDERS_CROSSING) the line of the centres without its part along the axes, else z_a x z_b. */
 static void cylinder_pair_normal(const ibConvex* a, const ibConvex* b, ibConvexDistance* q)
 {
 	ibVec3 za = ib_mat3_col(&a->R, 2), zb = ib_mat3_col(&b->R, 2), L = ibCross(za, zb);
-	if (ibLength(L) <= 1e-9) {
+	if (ibLength(L) <= IB_CYLINDERS_CROSSING) {
 		ibVec3 d = ibSub(a->position, b->position);
 		L = ibMulAdd(d, -ibDot(d, za), za);
 	}

@@ -574,7 +574,7 @@ static bool on_one_face(const ibWorld* w, int32_t shape, ibVec3 p)
  *   carried point (4: core on body 1, 5: on body 2). Turning with the box there, the 10-course wall of test_contact_wall
  *   (a pendulum ball hitting stones that tumble) penetrated 3.9e-3 m at the impact;
  * - a sphere or capsule on a cylinder's side: the line of the cores across the cylinder's axis (6, 7);
- * - two cylinders side to side (n across both axes): with parallel axes (within 0.1 rad) the line of the
+ * - two cylinders side to side (n across both axes): with parallel axes (IB_CYLINDERS_CROSSING) the line of the
  *   cores across body 2's axis (8), else the direction across both axes, z1 x z2 (9). Turning with a
  *   cylinder spinning about its axis, the normal pushed a frictionless neighbour lying beside it 4.4 cm
  *   away in 2 s;
@@ -603,14 +603,10 @@ static int normal_body(const ibWorld* w, const ibContactRow* c)
 	if (p2 && c->rad1 > 0.0) return 11;
 	if (c->rad2 > 0.0 && !(c->rad1 > 0.0)) return 1; /* a cylinder's round point */
 	if (c->rad1 > 0.0 && c->rad2 > 0.0 && across_axis(w, c->b1, c->ax1, c->n) && across_axis(w, c->b2, c->ax2, c->n)) {
-		/* two cylinders, side to side: parallel or crossing axes. [IMPL] The crossing rule only from 0.1 rad
-		 * apart (sin): z1 x z2 of nearly parallel axes points wherever their tiny deviation turns it, not
-		 * across the pair (at 1e-6 rad, logs lying side by side in a pile, 1e-5..1e-3 rad apart, got
-		 * normals tens of degrees off: a 3-2-1 pile of logs gained 787 J in its first step, one log on two
-		 * 248 J after 2 s). Below it the line of the cores across body 2's axis is the common perpendicular
-		 * of the axes at t0 as well. */
+		/* two cylinders, side to side: parallel or crossing axes (IB_CYLINDERS_CROSSING; it was 1e-6, and a
+		 * 3-2-1 pile of logs gained 787 J in its first step, one log on two 248 J after 2 s) */
 		ibVec3 z1 = ibMat3_MulV(w->bodies[c->b1].R, c->ax1), z2 = ibMat3_MulV(w->bodies[c->b2].R, c->ax2);
-		return ibLength(ibCross(z1, z2)) <= 0.1 ? 8 : 9;
+		return ibLength(ibCross(z1, z2)) <= IB_CYLINDERS_CROSSING ? 8 : 9;
 	}
 	return 2;
 }
