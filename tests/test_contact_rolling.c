@@ -242,6 +242,23 @@ static void test_spinning_neighbours(void** state)
 	ground_mu = 0.5;
 }
 
+/* A body definition of a coin (or a plate of the same r, hl) tilted by tilt from upright about x, its lowest
+ * rim point at the origin; *ax: its axis, *u: from the lower face's centre to that rim point. */
+static ibBodyDef on_rim(double r, double hl, double tilt, ibVec3* ax, ibVec3* u)
+{
+	ibQuat q = ibQuatFromAxisAngle(ibV3(1, 0, 0), 0.5 * 3.14159265358979323846 + tilt);
+	ibVec3 down = ibV3(0, 0, -1);
+	*ax = ibRotate(q, ibV3(0, 0, 1));
+	*u = ibMulAdd(down, -ibDot(down, *ax), *ax);
+	*u = ibScale(1.0 / ibLength(*u), *u);
+	ibVec3 face = ibScale(ax->z > 0.0 ? -hl : hl, *ax); /* the lower face's centre from the body's centre */
+	ibBodyDef bd = ibDefaultBodyDef();
+	bd.type = IB_BODY_DYNAMIC;
+	bd.position = ibSub(ibScale(-r, *u), face);
+	bd.rotation = q;
+	return bd;
+}
+
 /* A coin (cylinder r = 0.1 m, 2 cm thick, 1 kg) tilted by 20 degrees, rolling on the rim of its lower face
  * at 2 m/s on a static ground (mu = 0.5): rolling without slip does no work, so its energy (kinetic +
  * potential) stays constant, and the rim stays on the ground. Before the round rim points (session 18) it
@@ -252,15 +269,8 @@ static void coin_on_rim(double h, double relE)
 {
 	const double r = 0.1, hl = 0.01, tilt = 20.0 * 3.14159265358979323846 / 180.0, v0 = 2.0;
 	ibWorldId w = world_with_slope(0.0);
-	ibQuat q = ibQuatFromAxisAngle(ibV3(1, 0, 0), 0.5 * 3.14159265358979323846 + tilt);
-	ibVec3 ax = ibRotate(q, ibV3(0, 0, 1)), down = ibV3(0, 0, -1);
-	ibVec3 u = ibMulAdd(down, -ibDot(down, ax), ax);
-	u = ibScale(1.0 / ibLength(u), u); /* from the centre of the lower face to its lowest rim point */
-	ibVec3 face = ibScale(ax.z > 0.0 ? -hl : hl, ax); /* the lower face's centre from the body's centre */
-	ibBodyDef bd = ibDefaultBodyDef();
-	bd.type = IB_BODY_DYNAMIC;
-	bd.position = ibSub(ibScale(-r, u), face); /* the rim point at the origin */
-	bd.rotation = q;
+	ibVec3 ax, u, down = ibV3(0, 0, -1);
+	ibBodyDef bd = on_rim(r, hl, tilt, &ax, &u);
 	bd.linearVelocity = ibV3(v0, 0, 0);
 	double spin = -v0 / ibCross(ax, ibScale(r, u)).x; /* rolling: v + w x (r u) = 0 with w along the axis */
 	bd.angularVelocity = ibScale(spin, ax);
@@ -398,14 +408,8 @@ static void test_thin_bodies_fall_flat(void** state)
 		for (int fr = 0; fr < 2; ++fr) {
 			ground_mu = fr ? 0.5 : 0.0;
 			ibWorldId w = world_with_slope(0.0);
-			ibQuat q = ibQuatFromAxisAngle(ibV3(1, 0, 0), 0.5 * 3.14159265358979323846 + tilt);
-			ibVec3 ax = ibRotate(q, ibV3(0, 0, 1)), down = ibV3(0, 0, -1);
-			ibVec3 u = ibMulAdd(down, -ibDot(down, ax), ax);
-			u = ibScale(1.0 / ibLength(u), u); /* from the lower face's centre to its lowest point */
-			ibBodyDef bd = ibDefaultBodyDef();
-			bd.type = IB_BODY_DYNAMIC;
-			bd.position = ibSub(ibScale(-r, u), ibScale(ax.z > 0.0 ? -hl : hl, ax)); /* the lowest point at the origin */
-			bd.rotation = q;
+			ibVec3 ax, u;
+			ibBodyDef bd = on_rim(r, hl, tilt, &ax, &u);
 			ibBodyId b = ibCreateBody(w, &bd);
 			ibShapeDef sd = ibDefaultShapeDef();
 			sd.mass = 1.0;
