@@ -563,6 +563,56 @@ static bool on_one_face(const ibWorld* w, int32_t shape, ibVec3 p)
 	return faces == 1;
 }
 
+/* a material point of the row's body side (0: body 1) at world point p, its partner on the flat face below it
+ * (along n through q), otherwise as row c */
+static void rim_material_point(const ibWorld* w, const ibContactRow* c, int side, ibVec3 p, ibVec3 q, ibContactRow* f)
+{
+	ibVec3 fq = ibMulAdd(p, ibDot(ibSub(q, p), c->n), c->n);
+	*f = *c;
+	f->a = side ? fq : p;
+	f->b = side ? p : fq;
+	f->gap = ibDot(ibSub(f->a, f->b), c->n);
+	if (side) f->rad2 = 0.0;
+	else f->rad1 = 0.0;
+	const ibBody *x = &w->bodies[c->b1], *y = &w->bodies[c->b2];
+	f->la = f->ta = ibMat3_MulTV(x->R, ibSub(f->a, x->st.s));
+	f->lb = f->tb = ibMat3_MulTV(y->R, ibSub(f->b, y->st.s));
+	ib_contact_set_normal(w, f);
+	f->K = ib_contact_response(w, f->b1, f->a, f->b2, f->b);
+	f->nKn = ibDot(f->n, ibMat3_MulV(f->K, f->n));
+	f->kinv = 0;
+	f->accN = f->accVN = 0.0;
+	f->accT = IB_VEC3_ZERO;
+	f->gIdx = 0;
+	f->gCount = 1;
+}
+
+int ib_contact_flat_rim(const ibWorld* w, ibContactRow* c, double reach, ibContactRow f[3])
+{
+	for (int side = 0; side < 2; ++side) {
+		double rad = side ? c->rad2 : c->rad1;
+		ibVec3 ax = side ? c->ax2 : c->ax1;
+		int32_t bi = side ? c->b2 : c->b1, other = side ? c->s1 : c->s2;
+		if (!(rad > 0.0) || ibLengthSq(ax) == 0.0 || across_axis(w, bi, ax, c->n)) continue; /* not a rim */
+		const ibShape* os = &w->shapes[other];
+		ibVec3 p = side ? c->b : c->a, q = side ? c->a : c->b; /* the round point and its partner */
+		if (os->type != IB_SHAPE_PLANE && !(flat_shape(os) && on_one_face(w, other, q))) continue;
+		const ibBody* b = &w->bodies[bi];
+		ibVec3 core = ibAdd(b->st.s, ibMat3_MulV(b->R, side ? c->lc2 : c->lc1));
+		ibVec3 r = ibSub(p, core), z = ibMat3_MulV(b->R, ax), t = ibCross(z, r);
+		ibVec3 far = ibSub(core, r); /* the rim point across the end face */
+		double gap = side ? ibDot(ibSub(q, far), c->n) : ibDot(ibSub(far, q), c->n);
+		if (!(gap - c->gap <= reach)) return 0;
+		rim_material_point(w, c, side, far, q, &f[0]);
+		rim_material_point(w, c, side, ibAdd(core, t), q, &f[1]);
+		rim_material_point(w, c, side, ibSub(core, t), q, &f[2]);
+		for (int k = 0; k < 3; ++k) f[k].key = c->key ^ (0x9e3779b9u * (uint32_t)(k + 1));
+		rim_material_point(w, c, side, p, q, c); /* the round point itself */
+		return 3;
+	}
+	return 0;
+}
+
 /* [IMPL] What the normal of a point between two dynamic bodies turns with (ibContactRow.nBody), where
  * either shape is round. Turning with a sphere, the normal spun with it: a ball rolling at 2 m/s on a
  * dynamic board slowed to 0.77 m/s in 2 s and sank 5.5 mm, a ball spinning at 20 rad/s pushed its

@@ -274,7 +274,19 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 		 * half thickness, 2.5 mm) the far rim of a coin or the far edge of a plate falling flat, closing by
 		 * 4 cm in a step, was never in the region, went through the ground, and came out with 1.2 J
 		 * (frictionless coin) to 31 J (mu 0.5) gained; a plate sank 6 mm and kept sliding */
-		double margin = fmin(closing_bound(w, pa, pb, h), 0.25 * fmin(outer_size(w, pa), outer_size(w, pb)));
+		const double reach = closing_bound(w, pa, pb, h);
+		const int32_t mine = cs->count; /* rows added to this pair from here on */
+		for (int32_t j = first; j < last; ++j) { /* a disc that can turn through lying flat (contact_set.c) */
+			ibContactRow rim[3];
+			if (!ib_contact_flat_rim(w, &cs->pts[j], reach, rim)) continue;
+			if (!ib_grow(w, (void**)&cs->pts, &cs->capacity, cs->count + 3, sizeof(ibContactRow))) return false;
+			for (int q = 0; q < 3; ++q) {
+				rim[q].spec = rim[q].gap > eps ? 1 : 0;
+				rim[q].warm = -1;
+				if (rim[q].nKn > 0.0) cs->pts[cs->count++] = rim[q];
+			}
+		}
+		double margin = fmin(reach, 0.25 * fmin(outer_size(w, pa), outer_size(w, pb)));
 		if (!(margin > 2.0 * eps)) continue;
 		if (flat_resting_face(w, cs, first, last, pa, pb, h, eps)) continue;
 		const ibBody *x = &w->bodies[pa->body], *y = &w->bodies[pb->body];
@@ -290,6 +302,7 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 			 * as ordinary points (a tilted box sunk into another one by 10 cm had 1 of its 4) */
 			bool known = false;
 			for (int32_t j = first; j < last && !known; ++j) known = ibLengthSq(ibSub(cs->pts[j].a, mp->pointA)) <= same2;
+			for (int32_t j = mine; j < cs->count && !known; ++j) known = ibLengthSq(ibSub(cs->pts[j].a, mp->pointA)) <= same2;
 			if (known) continue;
 			if (!ib_grow(w, (void**)&cs->pts, &cs->capacity, cs->count + 1, sizeof(ibContactRow))) return false;
 			ref = &cs->pts[first];
