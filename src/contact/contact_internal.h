@@ -207,13 +207,14 @@ void ib_contact_set_normal(const ibWorld* w, ibContactRow* c);
  * cylinder spinning about its axis beside another one, such points pushed the two apart (session 19). */
 bool ib_contact_rim_sample(const ibWorld* w, const ibContactStore* cs, int32_t first, int32_t last, const ibContactRow* c);
 /* [IMPL] A disc that can turn through lying flat within the step: if c is a round point of a cylinder's rim on a
- * flat face (box, hull, plane) and the rim's point across the end face is within reach (m, beyond c's gap) of
- * the face, c becomes the carried material point it is at t0, and f[0..2] the rim's material points at 180 and
- * +-90 degrees from it (bodies, materials and normal as c; not yet speculative: the caller's); returns 3, else 0
- * and c is unchanged. The round point is the rim's deepest point at the predicted pose: of a disc turning
- * through flat it jumped to the far side, where its response K (of the near side at t0) had the wrong sign,
- * and the disc was corrected further over from sweep to sweep (the built-in scene's disc at h = 0.005 s
- * gained 2.1e4 J in one step). */
+ * flat face (a box or hull face, a cylinder's end face, a plane) and the rim's point across the end face is
+ * within reach (m) above the face's plane beyond c, c becomes the carried material point it is at t0, and f the
+ * rim's material points at 180 and +-90 degrees from it whose partners along n lie on the face (bodies,
+ * materials and normal as c; not yet speculative: the caller's); returns their number (0 ... 3), or -1 and c is
+ * unchanged. The round point is the rim's deepest point at the predicted pose: of a disc turning through flat
+ * it jumped to the far side, where its response K (of the near side at t0) had the wrong sign, and the disc
+ * was corrected further over from sweep to sweep (the built-in scene's disc at h = 0.005 s gained 2.1e4 J in
+ * one step). */
 int ib_contact_flat_rim(const ibWorld* w, ibContactRow* c, double reach, ibContactRow f[3]);
 /* contact_set.c: the points of c for bodies at poses (s1, R1), (s2, R2) and the normal n there: carried
  * material points, but a round point found again on its surface along n (a rolling sphere's carried point

@@ -563,11 +563,63 @@ static bool on_one_face(const ibWorld* w, int32_t shape, ibVec3 p)
 	return faces == 1;
 }
 
-/* a material point of the row's body side (0: body 1) at world point p, its partner on the flat face below it
- * (along n through q), otherwise as row c */
-static void rim_material_point(const ibWorld* w, const ibContactRow* c, int side, ibVec3 p, ibVec3 q, ibContactRow* f)
+/* The flat face of a shape at its surface point q (box or hull face, a cylinder's end face inside its rim, a
+ * plane; within 1e-9 of the shape's size of exactly one face): its plane (outward world normal pn, offset pd).
+ * With inside, only whether the point lies on such a face (on its plane and within its boundary). */
+static bool flat_face_at(const ibWorld* w, int32_t shape, ibVec3 q, ibVec3* pn, double* pd)
 {
-	ibVec3 fq = ibMulAdd(p, ibDot(ibSub(q, p), c->n), c->n);
+	const ibShape* s = &w->shapes[shape];
+	ibVec3 sp;
+	ibQuat sq;
+	ib_shape_world_pose(&w->bodies[s->body], s, &sp, &sq);
+	ibVec3 l = ibInvRotate(sq, ibSub(q, sp)), nl;
+	double off;
+	switch (s->type) {
+	case IB_SHAPE_PLANE:
+		nl = ibNormalize(s->g.plane.normal), off = s->g.plane.offset;
+		break;
+	case IB_SHAPE_BOX: {
+		if (!on_one_face(w, shape, q)) return false;
+		ibVec3 he = s->g.box.halfExtents;
+		double tol = 1e-9 * (he.x + he.y + he.z);
+		int k = fabs(l.x) >= he.x - tol ? 0 : fabs(l.y) >= he.y - tol ? 1 : 2;
+		double c[3] = {l.x, l.y, l.z}, e[3] = {he.x, he.y, he.z}, m[3] = {0, 0, 0};
+		m[k] = c[k] > 0.0 ? 1.0 : -1.0;
+		nl = ibV3(m[0], m[1], m[2]), off = e[k];
+		break;
+	}
+	case IB_SHAPE_CYLINDER: {
+		double r = s->g.cylinder.radius, hl = s->g.cylinder.halfLength, tol = 1e-9 * (r + hl);
+		if (!(fabs(fabs(l.z) - hl) <= tol) || !(l.x * l.x + l.y * l.y < (r - tol) * (r - tol))) return false;
+		nl = ibV3(0, 0, l.z > 0.0 ? 1.0 : -1.0), off = hl;
+		break;
+	}
+	case IB_SHAPE_HULL: {
+		if (!s->hull) return false;
+		const ibHullData* hd = &s->hull->view;
+		double size = 0.0;
+		for (int i = 0; i < hd->vertexCount; ++i) size = fmax(size, ibLength(hd->vertices[i]));
+		int face = -1, on = 0;
+		for (int f = 0; f < hd->faceCount; ++f) {
+			double d = ibDot(hd->faces[f].normal, l) - hd->faces[f].offset;
+			if (d > 1e-9 * size) return false; /* outside */
+			if (d >= -1e-9 * size) face = f, ++on;
+		}
+		if (on != 1) return false;
+		nl = hd->faces[face].normal, off = hd->faces[face].offset;
+		break;
+	}
+	default: return false;
+	}
+	*pn = ibRotate(sq, nl);
+	*pd = off + ibDot(*pn, sp);
+	return true;
+}
+
+/* a material point of the row's body side (0: body 1) at world point p, its partner the point of the flat
+ * face (pn, pd) along n from it; otherwise as row c */
+static void rim_material_point(const ibWorld* w, const ibContactRow* c, int side, ibVec3 p, ibVec3 fq, ibContactRow* f)
+{
 	*f = *c;
 	f->a = side ? fq : p;
 	f->b = side ? p : fq;
@@ -594,23 +646,31 @@ int ib_contact_flat_rim(const ibWorld* w, ibContactRow* c, double reach, ibConta
 		ibVec3 ax = side ? c->ax2 : c->ax1;
 		int32_t bi = side ? c->b2 : c->b1, other = side ? c->s1 : c->s2;
 		if (!(rad > 0.0) || ibLengthSq(ax) == 0.0 || across_axis(w, bi, ax, c->n)) continue; /* not a rim */
-		const ibShape* os = &w->shapes[other];
 		ibVec3 p = side ? c->b : c->a, q = side ? c->a : c->b; /* the round point and its partner */
-		if (os->type != IB_SHAPE_PLANE && !(flat_shape(os) && on_one_face(w, other, q))) continue;
+		ibVec3 pn;
+		double pd;
+		if (!flat_face_at(w, other, q, &pn, &pd)) continue;
+		double pnn = ibDot(pn, c->n);
+		if (!(fabs(pnn) > 0.5)) continue;
 		const ibBody* b = &w->bodies[bi];
 		ibVec3 core = ibAdd(b->st.s, ibMat3_MulV(b->R, side ? c->lc2 : c->lc1));
 		ibVec3 r = ibSub(p, core), z = ibMat3_MulV(b->R, ax), t = ibCross(z, r);
-		ibVec3 far = ibSub(core, r); /* the rim point across the end face */
-		double gap = side ? ibDot(ibSub(q, far), c->n) : ibDot(ibSub(far, q), c->n);
-		if (!(gap - c->gap <= reach)) return 0;
-		rim_material_point(w, c, side, far, q, &f[0]);
-		rim_material_point(w, c, side, ibAdd(core, t), q, &f[1]);
-		rim_material_point(w, c, side, ibSub(core, t), q, &f[2]);
-		for (int k = 0; k < 3; ++k) f[k].key = c->key ^ (0x9e3779b9u * (uint32_t)(k + 1));
+		const ibVec3 pts[3] = {ibSub(core, r), ibAdd(core, t), ibSub(core, t)}; /* 180 and +-90 degrees round the rim */
+		/* their height over the face's plane (the far one first), beyond the round point's */
+		double h0 = ibDot(pn, p) - pd;
+		if (!(ibDot(pn, pts[0]) - pd - h0 <= reach)) return -1;
+		int k = 0;
+		for (int i = 0; i < 3; ++i) {
+			ibVec3 fq = ibMulAdd(pts[i], (pd - ibDot(pn, pts[i])) / pnn, c->n); /* along n onto the face's plane */
+			if (!flat_face_at(w, other, fq, &(ibVec3){0}, &(double){0})) continue; /* beyond the face's edge */
+			rim_material_point(w, c, side, pts[i], fq, &f[k]);
+			f[k].key = c->key ^ (0x9e3779b9u * (uint32_t)(i + 1));
+			++k;
+		}
 		rim_material_point(w, c, side, p, q, c); /* the round point itself */
-		return 3;
+		return k;
 	}
-	return 0;
+	return -1;
 }
 
 /* [IMPL] What the normal of a point between two dynamic bodies turns with (ibContactRow.nBody), where

@@ -278,9 +278,10 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 		const int32_t mine = cs->count; /* rows added to this pair from here on */
 		for (int32_t j = first; j < last; ++j) { /* a disc that can turn through lying flat (contact_set.c) */
 			ibContactRow rim[3];
-			if (!ib_contact_flat_rim(w, &cs->pts[j], reach, rim)) continue;
-			if (!ib_grow(w, (void**)&cs->pts, &cs->capacity, cs->count + 3, sizeof(ibContactRow))) return false;
-			for (int q = 0; q < 3; ++q) {
+			int nr = ib_contact_flat_rim(w, &cs->pts[j], reach, rim);
+			if (nr <= 0) continue;
+			if (!ib_grow(w, (void**)&cs->pts, &cs->capacity, cs->count + nr, sizeof(ibContactRow))) return false;
+			for (int q = 0; q < nr; ++q) {
 				rim[q].spec = rim[q].gap > eps ? 1 : 0;
 				rim[q].warm = -1;
 				if (rim[q].nKn > 0.0) cs->pts[cs->count++] = rim[q];
