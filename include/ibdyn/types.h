@@ -109,7 +109,7 @@ typedef struct ibSolverSettings {
 	int maxStepSubdivisions;      /**< if the joint corrections do not converge, redo the step as 2 halves, up to this depth (0 = never) */
 	ibContactSettings contact;    /**< collision and resting-contact resolution (Chapter 5) */
 	ibSleepSettings sleep;        /**< sleeping of resting islands */
-	double maxRotationPerStep;    /**< split a step into equal sub-steps (same forces) so that no jointed body turns by more than this (rad) per sub-step at its angular velocity at the step start (at most 8 sub-steps); 0 = off; default 0.5 */
+	double maxRotationPerStep;    /**< split a step into equal sub-steps (same forces) so that no jointed body turns by more than this (rad) per sub-step at its angular velocity at the step start (at most 8 sub-steps); contact joints of a body turning by more than this in a (sub-)step predict their errors to first order (docs/contacts.md); 0 = off; default 0.5 */
 } ibSolverSettings;
 
 /** Broadphase algorithm (§4.5.1.1). Both give the same pair set. */

@@ -561,16 +561,11 @@ static bool factor(ibWorld* w, ibContactStore* cs, ibContactDirect* D, bool forc
  * offset beyond their allowances), as the sweeps measure it (contact_joint.c, correct_point) */
 static ibVec3 position_error(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, bool friction)
 {
-	ibVec3 s1, s2;
-	ibMat3 R1, R2;
-	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
-	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
-	ibVec3 n = ib_contact_normal_at(c, s1, &R1, s2, &R2);
-	ibVec3 a, b;
-	ib_contact_points_at(c, s1, &R1, s2, &R2, n, &a, &b);
+	ibVec3 a, b, n;
+	ib_contact_predicted_points(w, cs, c, h, &a, &b, &n);
 	ibVec3 e = ibScale(ibDot(ibSub(a, b), n) + c->allowN, n);
 	if (!friction) return e;
-	ibVec3 d = ib_contact_tangential(ibNeg(ib_contact_anchor_offset(w, c, h, s1, &R1, s2, &R2)), n);
+	ibVec3 d = ib_contact_tangential(ibNeg(ib_contact_predicted_anchors(w, cs, c, h, &n)), n);
 	double l = ibLength(d);
 	return l > c->allowT ? ibMulAdd(e, 1.0 - c->allowT / l, d) : e;
 }

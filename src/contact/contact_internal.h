@@ -216,6 +216,17 @@ bool ib_contact_rim_sample(const ibWorld* w, const ibContactStore* cs, int32_t f
  * was corrected further over from sweep to sweep (the built-in scene's disc at h = 0.005 s gained 2.1e4 J in
  * one step). */
 int ib_contact_flat_rim(const ibWorld* w, ibContactRow* c, double reach, ibContactRow f[3]);
+/* contact_set.c: the predicted points a', b' and normal n' of contact joint c after h, as the position loop and
+ * the direct solve measure them: at the predicted poses of its bodies (ib_contact_predicted), or, while one of
+ * its dynamic bodies turns by more than maxRotationPerStep in h at its current angular velocity, to first order:
+ * a + h u_a, b + h u_b (u: the velocities of the material points at t0) and n at t0. [IMPL] A body turning by a
+ * large angle in the step (a light hull or a box spun up by an impact, or by the loop itself) moved its
+ * predicted point and normal so far from t0's that K at t0 no longer described them (the predicted gap's
+ * response shrank and changed sign from sweep to sweep): the position loop diverged to NaN or left the bodies
+ * with thousands of J. To first order the gap is linear in the impulses, with the response K. */
+void ib_contact_predicted_points(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n);
+/* ... and the static-friction offset of its anchors there (b's anchor - a's anchor, not yet tangential), n' in *n */
+ibVec3 ib_contact_predicted_anchors(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* n);
 /* contact_set.c: the points of c for bodies at poses (s1, R1), (s2, R2) and the normal n there: carried
  * material points, but a round point found again on its surface along n (a rolling sphere's carried point
  * rose by r (1 - cos wh) in a step and hid its penetration) */

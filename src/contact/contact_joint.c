@@ -19,16 +19,6 @@
 
 #include "contact/contact_internal.h"
 
-static void predicted_points(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n)
-{
-	ibVec3 s1, s2;
-	ibMat3 R1, R2;
-	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
-	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
-	*n = ib_contact_normal_at(c, s1, &R1, s2, &R2);
-	ib_contact_points_at(c, s1, &R1, s2, &R2, *n, a, b);
-}
-
 /* Points, normal and response of a contact joint at the current poses of its bodies. */
 static void carry_points(ibWorld* w, ibContactRow* c)
 {
@@ -46,12 +36,9 @@ static void carry_points(ibWorld* w, ibContactRow* c)
  * predicted poses, before the allowance allowT */
 static ibVec3 sticking_offset(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h)
 {
-	ibVec3 s1, s2;
-	ibMat3 R1, R2;
-	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
-	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
-	ibVec3 n = ib_contact_normal_at(c, s1, &R1, s2, &R2);
-	return ib_contact_tangential(ib_contact_anchor_offset(w, c, h, s1, &R1, s2, &R2), n);
+	ibVec3 n;
+	ibVec3 d = ib_contact_predicted_anchors(w, cs, c, h, &n);
+	return ib_contact_tangential(d, n);
 }
 
 /* correct_point for a point with the joint system's response K_eff (contact_joint_response.c): only
@@ -126,7 +113,7 @@ static double correct_point_jointed_impulse(ibWorld* w, ibContactRow* c, double 
 static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, double h, double eps, bool* moved)
 {
 	ibVec3 a, b, n;
-	predicted_points(w, cs, c, h, &a, &b, &n);
+	ib_contact_predicted_points(w, cs, c, h, &a, &b, &n);
 	double g = ibDot(ibSub(a, b), n);
 	c->gap = g;
 	g += c->allowN; /* an old penetration is removed at the recovery speed only */

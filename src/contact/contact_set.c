@@ -130,6 +130,49 @@ void ib_contact_points_at(const ibContactRow* c, ibVec3 s1, const ibMat3* R1, ib
 	*b = c->rad2 > 0.0 ? round_at(s2, R2, c->lc2, c->rad2, c->ax2, n) : ibAdd(s2, ibMat3_MulV(*R2, c->lb));
 }
 
+/* A dynamic body of contact joint c turns by more than maxRotationPerStep (rad, > 0) in h at its current angular
+ * velocity: decided anew at every evaluation, so that a body spun up within the loop itself is caught */
+static bool turns_fast(const ibWorld* w, const ibContactRow* c, double h)
+{
+	const double th = w->solver.maxRotationPerStep;
+	if (!(th > 0.0)) return false;
+	const ibBody *x = &w->bodies[c->b1], *y = &w->bodies[c->b2];
+	const double t2 = th * th / (h * h);
+	return (ib_is_dynamic(x) && ibLengthSq(x->st.w) > t2) || (ib_is_dynamic(y) && ibLengthSq(y->st.w) > t2);
+}
+
+void ib_contact_predicted_points(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n)
+{
+	if (turns_fast(w, c, h)) {
+		*a = ibMulAdd(c->a, h, point_velocity(&w->bodies[c->b1], c->a));
+		*b = ibMulAdd(c->b, h, point_velocity(&w->bodies[c->b2], c->b));
+		*n = c->n;
+		return;
+	}
+	ibVec3 s1, s2;
+	ibMat3 R1, R2;
+	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
+	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
+	*n = ib_contact_normal_at(c, s1, &R1, s2, &R2);
+	ib_contact_points_at(c, s1, &R1, s2, &R2, *n, a, b);
+}
+
+ibVec3 ib_contact_predicted_anchors(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* n)
+{
+	if (turns_fast(w, c, h)) {
+		const ibBody *x = &w->bodies[c->b1], *y = &w->bodies[c->b2];
+		ibVec3 A = ibAdd(x->st.s, ibMat3_MulV(x->R, c->ta)), B = ibAdd(y->st.s, ibMat3_MulV(y->R, c->tb));
+		*n = c->n;
+		return ibMulAdd(ibSub(B, A), h, ibSub(point_velocity(y, B), point_velocity(x, A)));
+	}
+	ibVec3 s1, s2;
+	ibMat3 R1, R2;
+	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
+	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
+	*n = ib_contact_normal_at(c, s1, &R1, s2, &R2);
+	return ib_contact_anchor_offset(w, c, h, s1, &R1, s2, &R2);
+}
+
 /* [IMPL] on a round point (sphere, capsule, cylinder) the static-friction anchor is moved with the body's
  * current v and w over h (first order): the exact carried material point of a rolling sphere runs on a cycloid, back by r (wh - sin wh)
  * and up by r (1 - cos wh) in a step, and holding it braked or drove the roll (a 0.1 m sphere rolling at

@@ -1,0 +1,134 @@
+/* Random drops of mixed shapes (docs/contacts.md "Fast-turning bodies in contact"): three bodies of random
+ * kind (box, sphere, capsule, cylinder, hull of 8 random points), size, pose, velocity and spin (up to
+ * 15 rad/s per axis), dropped onto a static ground and each other with a random friction (0 in 3 of 10
+ * drops) and restitution (0 in 7 of 10), started 1.2 m apart (no overlap), for 3 s at 60 Hz and at 30 Hz.
+ * The world never diverges and its energy never exceeds the start's by more than 2e-6 of it plus 1e-4 J
+ * (measured: at most 5.3e-4 J of 2080 J at 60 Hz, 2.6e-3 J (8.5e-7 of the start's) at 30 Hz, in the first
+ * impacts).
+ *
+ * Before session 21 5 of these 300 drops at 60 Hz gained 836 J to 2.3e4 J or diverged to NaN, and one of the
+ * 150 at 30 Hz gained 0.86 J of 1166 J: a body
+ * spun up to 50-90 rad/s by an impact (or by the position loop itself) turned so far in the step that the
+ * predicted gap of its contact points no longer responded to their impulses as K at t0 says, and the
+ * position loop diverged (contact_set.c ib_contact_predicted_points); and a disc landing on another's end
+ * face turned through lying flat (ib_contact_flat_rim). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "ibdyn/ibdyn.h"
+
+static uint64_t rng;
+static double rnd(void)
+{
+	rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+static double uni(double a, double b) { return a + (b - a) * rnd(); }
+
+/* One drop: the largest E - E(0) (J) over 3 s; *e0 the start's energy; false if a step failed */
+static bool drop(int seed, double hz, double* gain, double* e0, char* desc, size_t descSize)
+{
+	rng = 12345u + (uint64_t)seed * 7919u;
+	rnd();
+	rnd();
+	ibWorldDef wd = ibDefaultWorldDef();
+	wd.gravity = ibV3(0, 0, -9.81);
+	ibWorldId w = ibCreateWorld(&wd);
+	assert_true(ibWorld_IsValid(w));
+	ibBodyDef gd = ibDefaultBodyDef();
+	gd.position = ibV3(0, 0, -0.5);
+	ibBodyId g = ibCreateBody(w, &gd);
+	const double mu = rnd() < 0.3 ? 0.0 : uni(0.1, 0.6), e = rnd() < 0.7 ? 0.0 : uni(0.1, 0.8);
+	ibShapeDef sd = ibDefaultShapeDef();
+	sd.material = (ibMaterial){e, mu, mu};
+	assert_true(ibShape_IsValid(ibCreateBoxShape(g, &sd, &(ibBox){ibV3(50, 50, 0.5)})));
+	int len = snprintf(desc, descSize, "mu %.2f e %.2f:", mu, e);
+	for (int k = 0; k < 3; ++k) {
+		ibBodyDef bd = ibDefaultBodyDef();
+		bd.type = IB_BODY_DYNAMIC;
+		bd.position = ibV3(uni(-0.3, 0.3), uni(-0.3, 0.3), 0.6 + 1.2 * k);
+		ibVec3 ax = ibNormalize(ibV3(uni(-1, 1), uni(-1, 1), uni(-1, 1)));
+		bd.rotation = ibQuatFromAxisAngle(ax, uni(0, 3.14));
+		bd.linearVelocity = ibV3(uni(-2, 2), uni(-2, 2), uni(-3, 1));
+		bd.angularVelocity = ibV3(uni(-15, 15), uni(-15, 15), uni(-15, 15));
+		ibBodyId b = ibCreateBody(w, &bd);
+		const int kind = (int)(rnd() * 5);
+		const double a = uni(0.05, 0.3), c = uni(0.01, 0.3), d = uni(0.05, 0.3);
+		ibShapeId s;
+		switch (kind) {
+		case 0: s = ibCreateBoxShape(b, &sd, &(ibBox){ibV3(a, c, d)}); break;
+		case 1: s = ibCreateSphereShape(b, &sd, &(ibSphere){a}); break;
+		case 2: s = ibCreateCapsuleShape(b, &sd, &(ibCapsule){c < 0.05 ? 0.05 : c, a}); break;
+		case 3: s = ibCreateCylinderShape(b, &sd, &(ibCylinder){a, c}); break;
+		default: {
+			ibVec3 v[8];
+			for (int i = 0; i < 8; ++i) v[i] = ibV3(uni(-a, a), uni(-c - 0.05, c + 0.05), uni(-d, d));
+			s = ibCreateHullShape(b, &sd, &(ibHull){v, 8});
+			break;
+		}
+		}
+		assert_true(ibShape_IsValid(s));
+		if (len < (int)descSize) len += snprintf(desc + len, descSize - (size_t)len, " %c(%.2f %.2f %.2f)", "BSKCH"[kind], a, c, d);
+	}
+	ibWorldInvariants inv;
+	assert_int_equal(ibWorld_ComputeInvariants(w, &inv), IB_OK);
+	*e0 = inv.kineticEnergy + inv.potentialEnergy;
+	*gain = -INFINITY;
+	bool ok = true;
+	const int n = (int)lround(3.0 * hz);
+	for (int k = 0; k < n && ok; ++k) {
+		ok = ibWorld_Step(w, 1.0 / hz) == IB_OK;
+		if (!ok) break;
+		assert_int_equal(ibWorld_ComputeInvariants(w, &inv), IB_OK);
+		*gain = fmax(*gain, inv.kineticEnergy + inv.potentialEnergy - *e0);
+	}
+	ibDestroyWorld(w);
+	return ok;
+}
+
+static void drops(double hz, int seeds)
+{
+	int bad = 0;
+	double worst = -INFINITY, worstRel = 0.0;
+	for (int seed = 0; seed < seeds; ++seed) {
+		double gain, e0;
+		char desc[256];
+		bool ok = drop(seed, hz, &gain, &e0, desc, sizeof desc);
+		const double bound = 2e-6 * fabs(e0) + 1e-4;
+		if (!ok || !(gain <= bound)) {
+			printf("  seed %d (%s): %s, largest E - E(0) %.4g J of %.4g J\n", seed, desc, ok ? "gained" : "diverged", gain, e0);
+			++bad;
+		}
+		worst = fmax(worst, gain);
+		worstRel = fmax(worstRel, gain / fabs(e0));
+	}
+	printf("%d random drops of three bodies at %.0f Hz: %d fail; largest E - E(0) %.3e J (%.2e of the start's)\n", seeds, hz,
+	       bad, worst, worstRel);
+	assert_int_equal(bad, 0);
+}
+
+static void test_random_drops_60hz(void** state)
+{
+	(void)state;
+	drops(60.0, 300);
+}
+
+static void test_random_drops_30hz(void** state)
+{
+	(void)state;
+	drops(30.0, 150);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_random_drops_60hz),
+		cmocka_unit_test(test_random_drops_30hz),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
