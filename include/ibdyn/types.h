@@ -13,7 +13,7 @@ extern "C" {
 
 /** Integrator for the rotational equations of motion (translation is always exact, eqs 3.2/3.3). */
 typedef enum ibIntegrator {
-	IB_INTEGRATOR_RK4 = 0,       /**< classical 4th-order Runge-Kutta, one stage set per step (App. B.1.3) */
+	IB_INTEGRATOR_RK4 = 0,       /**< classical 4th-order Runge-Kutta (App. B.1.3), in equal sub-steps of at most 0.1 rad of turn */
 	IB_INTEGRATOR_CASH_KARP = 1, /**< embedded adaptive RK 5(4), Cash-Karp coefficients, sub-steps to a tolerance (App. B.1.4) */
 } ibIntegrator;
 
