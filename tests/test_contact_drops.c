@@ -30,12 +30,9 @@ static double rnd(void)
 }
 static double uni(double a, double b) { return a + (b - a) * rnd(); }
 
-/* One drop: the largest E - E(0) (J) over 3 s; *e0 the start's energy; false if a step failed */
-static bool drop(int seed, double hz, double* gain, double* e0, char* desc, size_t descSize)
+/* A world under gravity with a static ground box 100 m x 100 m, its top face at z = 0, of material m */
+static ibWorldId world_on_ground(ibMaterial m)
 {
-	rng = 12345u + (uint64_t)seed * 7919u;
-	rnd();
-	rnd();
 	ibWorldDef wd = ibDefaultWorldDef();
 	wd.gravity = ibV3(0, 0, -9.81);
 	ibWorldId w = ibCreateWorld(&wd);
@@ -43,10 +40,22 @@ static bool drop(int seed, double hz, double* gain, double* e0, char* desc, size
 	ibBodyDef gd = ibDefaultBodyDef();
 	gd.position = ibV3(0, 0, -0.5);
 	ibBodyId g = ibCreateBody(w, &gd);
+	ibShapeDef sd = ibDefaultShapeDef();
+	sd.material = m;
+	assert_true(ibShape_IsValid(ibCreateBoxShape(g, &sd, &(ibBox){ibV3(50, 50, 0.5)})));
+	return w;
+}
+
+/* One drop: the largest E - E(0) (J) over 3 s; *e0 the start's energy; false if a step failed */
+static bool drop(int seed, double hz, double* gain, double* e0, char* desc, size_t descSize)
+{
+	rng = 12345u + (uint64_t)seed * 7919u;
+	rnd();
+	rnd();
 	const double mu = rnd() < 0.3 ? 0.0 : uni(0.1, 0.6), e = rnd() < 0.7 ? 0.0 : uni(0.1, 0.8);
 	ibShapeDef sd = ibDefaultShapeDef();
 	sd.material = (ibMaterial){e, mu, mu};
-	assert_true(ibShape_IsValid(ibCreateBoxShape(g, &sd, &(ibBox){ibV3(50, 50, 0.5)})));
+	ibWorldId w = world_on_ground(sd.material);
 	int len = snprintf(desc, descSize, "mu %.2f e %.2f:", mu, e);
 	for (int k = 0; k < 3; ++k) {
 		ibBodyDef bd = ibDefaultBodyDef();
@@ -138,14 +147,8 @@ static void test_thrown_boxes_rest_converged(void** state)
 	for (int seed = 0; seed < 100; ++seed) {
 		rng = 4242u + (uint64_t)seed * 7919u;
 		rnd();
-		ibWorldDef wd = ibDefaultWorldDef();
-		wd.gravity = ibV3(0, 0, -9.81);
-		ibWorldId w = ibCreateWorld(&wd);
-		ibBodyDef gd = ibDefaultBodyDef();
-		gd.position = ibV3(0, 0, -0.5);
-		ibBodyId g = ibCreateBody(w, &gd);
 		ibShapeDef sd = ibDefaultShapeDef();
-		assert_true(ibShape_IsValid(ibCreateBoxShape(g, &sd, &(ibBox){ibV3(50, 50, 0.5)})));
+		ibWorldId w = world_on_ground(sd.material);
 		ibBodyDef bd = ibDefaultBodyDef();
 		bd.type = IB_BODY_DYNAMIC;
 		bd.position = ibV3(0, 0, uni(0.5, 1.5));

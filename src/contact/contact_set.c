@@ -663,9 +663,9 @@ static bool on_one_face(const ibWorld* w, int32_t shape, ibVec3 p)
 	return faces == 1;
 }
 
-/* The flat face of a shape at its surface point q (box or hull face, a cylinder's end face inside its rim, a
- * plane; within 1e-9 of the shape's size of exactly one face): its plane (outward world normal pn, offset pd).
- * With inside, only whether the point lies on such a face (on its plane and within its boundary). */
+/* Whether q lies on a flat face of a shape (box or hull face, a cylinder's end face inside its rim, a plane;
+ * within 1e-9 of the shape's size of exactly one face, and within its boundary), and if so that face's plane
+ * (outward world normal *pn, offset *pd; either may be NULL). */
 static bool flat_face_at(const ibWorld* w, int32_t shape, ibVec3 q, ibVec3* pn, double* pd)
 {
 	const ibShape* s = &w->shapes[shape];
@@ -711,13 +711,14 @@ static bool flat_face_at(const ibWorld* w, int32_t shape, ibVec3 q, ibVec3* pn, 
 	}
 	default: return false;
 	}
-	*pn = ibRotate(sq, nl);
-	*pd = off + ibDot(*pn, sp);
+	ibVec3 nw = ibRotate(sq, nl);
+	if (pn) *pn = nw;
+	if (pd) *pd = off + ibDot(nw, sp);
 	return true;
 }
 
-/* a material point of the row's body side (0: body 1) at world point p, its partner the point of the flat
- * face (pn, pd) along n from it; otherwise as row c */
+/* a material point of the row's body side (0: body 1) at world point p, its partner fq on the flat face;
+ * otherwise (bodies, materials, manifold group) as row c */
 static void rim_material_point(const ibWorld* w, const ibContactRow* c, int side, ibVec3 p, ibVec3 fq, ibContactRow* f)
 {
 	*f = *c;
@@ -735,8 +736,6 @@ static void rim_material_point(const ibWorld* w, const ibContactRow* c, int side
 	f->kinv = 0;
 	f->accN = f->accVN = 0.0;
 	f->accT = IB_VEC3_ZERO;
-	f->gIdx = 0;
-	f->gCount = 1;
 }
 
 int ib_contact_flat_rim(const ibWorld* w, ibContactRow* c, double reach, ibContactRow f[3])
@@ -762,9 +761,11 @@ int ib_contact_flat_rim(const ibWorld* w, ibContactRow* c, double reach, ibConta
 		int k = 0;
 		for (int i = 0; i < 3; ++i) {
 			ibVec3 fq = ibMulAdd(pts[i], (pd - ibDot(pn, pts[i])) / pnn, c->n); /* along n onto the face's plane */
-			if (!flat_face_at(w, other, fq, &(ibVec3){0}, &(double){0})) continue; /* beyond the face's edge */
+			if (!flat_face_at(w, other, fq, NULL, NULL)) continue; /* beyond the face's edge */
 			rim_material_point(w, c, side, pts[i], fq, &f[k]);
 			f[k].key = c->key ^ (0x9e3779b9u * (uint32_t)(i + 1));
+			f[k].gIdx = 0; /* a point of its own, not of c's manifold group */
+			f[k].gCount = 1;
 			++k;
 		}
 		rim_material_point(w, c, side, p, q, c); /* the round point itself */

@@ -283,7 +283,6 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 			if (!ib_grow(w, (void**)&cs->pts, &cs->capacity, cs->count + nr, sizeof(ibContactRow))) return false;
 			for (int q = 0; q < nr; ++q) {
 				rim[q].spec = rim[q].gap > eps ? 1 : 0;
-				rim[q].warm = -1;
 				if (rim[q].nKn > 0.0) cs->pts[cs->count++] = rim[q];
 			}
 		}
