@@ -1,7 +1,7 @@
 /* Soft-body physics against theory: the longitudinal mode of a mass-spring chain (compliant edge
  * rows) oscillates at omega_1 = 2 sqrt(k/m) sin(pi / (2 (N+1))); a hanging, damped cloth comes to
  * rest; linear and angular momentum of a free rigid body + cloth joined by the rigid–soft ball
- * joint (delta != 0) are conserved. */
+ * joint (delta != 0): linear momentum to rounding, angular momentum to first order in h. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,9 +130,13 @@ static void test_hanging_cloth_rests(void** state)
 	ibDestroyWorld(w);
 }
 
-static void test_momentum_conservation(void** state)
+/* Free rigid body + cloth joined by a rigid-soft joint, no gravity: linear momentum is kept to
+ * rounding. Angular momentum is kept to first order in h: the rows' impulses are applied at t0, and
+ * where the t0 Jacobian cannot reach the predicted state (the sparse solve's merit test; the edge
+ * rows of the Gauss-Seidel sweeps always) they point along the predicted edges, whose torque about
+ * the t0 positions is O(h). Asserted: the drift is small and halves (at least) with h. */
+static double momentum_run(double h, double* dpOut, double* errOut)
 {
-	(void)state;
 	ibWorldId w = make_world(IB_VEC3_ZERO);
 	SoftGrid g;
 	ibSoftBodyId sb = make_cloth(w, 3, 0.6, ibV3(0, 0, 0), ibV3(1, 0, 0), ibV3(0, 1, 0), NULL, 0, 0.0, 0.0, &g);
@@ -159,19 +163,32 @@ static void test_momentum_conservation(void** state)
 	ibWorldInvariants i0, i1;
 	assert_int_equal(ibWorld_ComputeInvariants(w, &i0), IB_OK);
 	double maxErr = 0.0;
-	for (int s = 0; s < 300; ++s) {
-		assert_int_equal(ibWorld_Step(w, 0.01), IB_OK);
+	int steps = (int)(3.0 / h + 0.5);
+	for (int s = 0; s < steps; ++s) {
+		assert_int_equal(ibWorld_Step(w, h), IB_OK);
 		maxErr = fmax(maxErr, ibConstraint_GetError(c));
 	}
 	assert_int_equal(ibWorld_ComputeInvariants(w, &i1), IB_OK);
-	double dp = ibLength(ibSub(i1.linearMomentum, i0.linearMomentum)) / ibLength(i0.linearMomentum);
-	double dL = ibLength(ibSub(i1.angularMomentum, i0.angularMomentum)) / ibLength(i0.angularMomentum);
-	print_message("momentum: |dp|/|p| = %.2e, |dL|/|L| = %.2e, max joint error %.2e m\n", dp, dL, maxErr);
-	assert_true(dp < 1e-10);
-	assert_true(dL < 1e-5);
-	assert_true(maxErr <= 1e-6);
+	*dpOut = ibLength(ibSub(i1.linearMomentum, i0.linearMomentum)) / ibLength(i0.linearMomentum);
+	*errOut = maxErr;
 	soft_grid_free(&g);
 	ibDestroyWorld(w);
+	return ibLength(ibSub(i1.angularMomentum, i0.angularMomentum)) / ibLength(i0.angularMomentum);
+}
+
+static void test_momentum_conservation(void** state)
+{
+	(void)state;
+	double dp[2], err[2], dL[2];
+	for (int r = 0; r < 2; ++r) dL[r] = momentum_run(r ? 0.005 : 0.01, &dp[r], &err[r]);
+	print_message("momentum: |dp|/|p| = %.2e / %.2e, |dL|/|L| = %.2e / %.2e, max joint error %.2e / %.2e m (h = 10 / 5 ms)\n",
+	              dp[0], dp[1], dL[0], dL[1], err[0], err[1]);
+	for (int r = 0; r < 2; ++r) {
+		assert_true(dp[r] < 1e-10);
+		assert_true(err[r] <= 1e-6);
+	}
+	assert_true(dL[0] < 3e-3);
+	assert_true(dL[1] < 0.6 * dL[0]); /* first order: 0.5 */
 }
 
 int main(void)

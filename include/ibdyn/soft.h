@@ -51,7 +51,7 @@ typedef enum ibSoftBending {
 typedef enum ibSoftSolver {
 	IB_SOFT_SOLVER_GAUSS_SEIDEL = 0, /**< one pass over the rows (projected Gauss–Seidel); cheap, slow on fine stiff cloth */
 	IB_SOFT_SOLVER_SPARSE = 1,       /**< one sparse Cholesky solve (CHOLMOD) of all rows and the constraints on the particles */
-	IB_SOFT_SOLVER_AUTO = 2,         /**< SPARSE for bodies of >= 500 particles with rows, else GAUSS_SEIDEL (the default) */
+	IB_SOFT_SOLVER_AUTO = 2,         /**< SPARSE for bodies with rows, GAUSS_SEIDEL for bodies with a sweep cap (maxIterations > 0) (the default) */
 } ibSoftSolver;
 
 /** Soft body definition. Start from ibDefaultSoftBodyDef().

@@ -57,6 +57,7 @@ typedef struct ibSoftRow {
 	double tol;
 	double J[12];
 	double K, Minv, acc, warm, accVel;
+	double accJ[3];     /* edge rows: the impulse applied to p[1] in this joint correction (N s, world) */
 	uint32_t epoch;
 } ibSoftRow;
 
@@ -164,6 +165,8 @@ typedef struct ibSoftStore {
 	int depth;              /* nesting of position / velocity begin-end */
 	int sweep;              /* sweeps since begin */
 	bool capped;            /* some soft body's rows hit their maxIterations this step */
+	bool lastCorrected;     /* the last position sweep corrected something (the correction ended unconverged) */
+	bool warmValid;         /* the last joint correction converged: its impulses may warm-start the next */
 	ibSoftContact* contacts; /* particle-shape contacts of this step (grow-only) */
 	int32_t contactCount, contactCapacity;
 	int32_t faceContactCount; /* of which soft-triangle (face/edge) contacts */
@@ -250,8 +253,7 @@ void ib_soft_inverse_spd(const double* A, int n, double* out);
 /* soft_sparse.c: the sparse direct solve of IB_SOFT_SOLVER_SPARSE bodies and the constraints on
  * their particles (one solve per sweep) */
 bool ib_soft_sparse_wanted(const ibSoftStore* ss);
-/* The solver a body's rows use (IB_SOFT_SOLVER_AUTO resolved: sparse from this many particles). */
-#define IB_SOFT_AUTO_SPARSE_PARTICLES 500
+/* The solver a body's rows use (IB_SOFT_SOLVER_AUTO resolved: sparse unless the body has a sweep cap). */
 int ib_soft_solver_of(const ibSoftBody* sb);
 bool ib_soft_sparse_begin(ibWorld* w, ibSoftStore* ss, bool velocity, double h);
 bool ib_soft_sparse_position_sweep(ibWorld* w, ibSoftStore* ss, double h);

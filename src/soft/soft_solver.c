@@ -4,7 +4,9 @@
  * correction (dC/dt = J u = 0 at t0+h, exact per row). A compliance alpha turns the joint
  * correction into the implicit spring C + alpha lambda = 0 (lambda = acc/h, the mean force).
  * The sweeps run inside the rigid joints' loops (solver_iterative.c) or, for the LGS methods,
- * alternate with the rigid solve (ib_soft_*_hybrid, as contacts in §5.4.2). */
+ * alternate with the rigid solve (ib_soft_*_hybrid, as contacts in §5.4.2). Exception: the edge
+ * rows of the joint correction take J at the predicted positions in every sweep (position_step).
+ * Warm starts only follow a converged joint correction (ss->warmValid). */
 #include <math.h>
 #include <string.h>
 
@@ -274,12 +276,30 @@ static double norm(const double* x, int n)
 	return sqrt(s);
 }
 
+/* Joint correction of one row set. Edge rows take their impulse direction at the predicted
+ * positions (each correction is then the exact projection of the two particles onto the edge
+ * length, a Newton step at the iterate): with the t0 direction a straight edge between held points
+ * that has to sag, or a flat cloth whose edges turn out of its plane within the step, cannot be
+ * corrected (the t0 directions lie in the plane), and the sweeps diverged. The other rows keep J
+ * at t0 (exact momentum balance of the rigid couplings, §3.2.1). */
 static bool position_step(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, double h, double tol)
 {
 	double C[IB_SOFT_MAXR], lam[IB_SOFT_MAXR];
 	const ibPartState* s = ib_soft_gather(w, ss, v, true, h);
-	ib_soft_view_eval(w, ss, v, s, C, NULL);
 	int m = v->rows;
+	ibSoftRow* edge = v->row && v->row->kind == IB_ROW_DISTANCE ? (ibSoftRow*)v->row : NULL;
+	if (edge) {
+		compute_jk(w, ss, v, s);
+		set_minv(v, v->compliance / (h * h));
+		C[0] = edge->scale * (ibDistance(s[0].x, s[1].x) - edge->rest);
+		/* the spring's impulse so far is the applied impulse along the edge as it is now (the
+		 * directions of earlier sweeps differ): J of p[1] is scale * u */
+		const double* u = edge->J + 3;
+		double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+		edge->acc = uu > 0.0 ? (edge->accJ[0] * u[0] + edge->accJ[1] * u[1] + edge->accJ[2] * u[2]) / uu : 0.0;
+	} else {
+		ib_soft_view_eval(w, ss, v, s, C, NULL);
+	}
 	for (int r = 0; r < m; ++r) C[r] += v->compliance * v->acc[r] / h;
 	if (norm(C, m) <= tol) return false;
 
@@ -289,6 +309,8 @@ static bool position_step(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, doub
 		lam[r] = -x / h;
 		v->acc[r] += lam[r];
 	}
+	if (edge)
+		for (int k = 0; k < 3; ++k) edge->accJ[k] += lam[0] * edge->J[3 + k];
 	ib_soft_apply(w, ss, v, lam);
 	return true;
 }
@@ -330,7 +352,10 @@ void ib_soft_position_begin(ibWorld* w, double h)
 		return;
 	}
 	for (int32_t i = 0; i < w->bodyHigh; ++i) ss->bpred[i].version = ~w->bodies[i].velVersion;
-	bool warm = w->solver.warmStart;
+	/* warm start only from a converged correction: the impulses of unconverged sweeps (or the
+	 * self-stress a flat cloth's redundant edges can hold, invisible to its t0 Jacobian) act as
+	 * spurious forces once the cloth has moved, and fed a divergence */
+	bool warm = w->solver.warmStart && ss->warmValid;
 	for (int32_t k = 0; k < ss->rowCount; ++k) {
 		ibSoftRow* r = &ss->rows[k];
 		ibSoftView v = ib_soft_row_view(ss, r);
@@ -341,6 +366,8 @@ void ib_soft_position_begin(ibWorld* w, double h)
 			r->acc = r->warm;
 			ib_soft_apply(w, ss, &v, &r->warm);
 		}
+		if (r->kind == IB_ROW_DISTANCE)
+			for (int i = 0; i < 3; ++i) r->accJ[i] = r->acc * r->J[3 + i];
 	}
 	for (int32_t i = 0; i < ss->conHigh; ++i) {
 		ibSoftCon* c = &ss->cons[i];
@@ -365,6 +392,7 @@ void ib_soft_position_begin(ibWorld* w, double h)
 	ss->stats.velocitySweeps = 0;
 	ss->sweep = 0;
 	ss->capped = false;
+	ss->lastCorrected = false;
 }
 
 /* Rows of the soft bodies still within their sweep cap; rows past it are left as they are (anytime
@@ -403,6 +431,7 @@ bool ib_soft_position_sweep(ibWorld* w, double h)
 	if (ss->contactCount > 0 && ib_soft_contacts_position_sweep(w, ss, h)) corrected = true;
 	ss->sweep++;
 	ss->stats.positionSweeps++;
+	ss->lastCorrected = corrected;
 	return corrected;
 }
 
@@ -410,6 +439,7 @@ void ib_soft_position_end(ibWorld* w)
 {
 	ibSoftStore* ss = w->soft;
 	if (!has_rows(w) || ss->depth == 0 || --ss->depth > 0) return;
+	ss->warmValid = !ss->lastCorrected && !ss->capped;
 	for (int32_t k = 0; k < ss->rowCount; ++k) ss->rows[k].warm = ss->rows[k].acc;
 	for (int32_t i = 0; i < ss->conHigh; ++i)
 		if (ss->cons[i].inUse) memcpy(ss->cons[i].warm, ss->cons[i].acc, sizeof ss->cons[i].acc);
