@@ -167,6 +167,7 @@ typedef struct ibSoftStore {
 	bool capped;            /* some soft body's rows hit their maxIterations this step */
 	bool lastCorrected;     /* the last position sweep corrected something (the correction ended unconverged) */
 	bool warmValid;         /* the last joint correction converged: its impulses may warm-start the next */
+	double positionH;       /* h of the current joint correction */
 	ibSoftContact* contacts; /* particle-shape contacts of this step (grow-only) */
 	int32_t contactCount, contactCapacity;
 	int32_t faceContactCount; /* of which soft-triangle (face/edge) contacts */
@@ -257,6 +258,7 @@ bool ib_soft_sparse_wanted(const ibSoftStore* ss);
 int ib_soft_solver_of(const ibSoftBody* sb);
 bool ib_soft_sparse_begin(ibWorld* w, ibSoftStore* ss, bool velocity, double h);
 bool ib_soft_sparse_position_sweep(ibWorld* w, ibSoftStore* ss, double h);
+void ib_soft_sparse_position_end(ibWorld* w, ibSoftStore* ss, double h);
 bool ib_soft_sparse_velocity_sweep(ibWorld* w, ibSoftStore* ss);
 void ib_soft_sparse_free(ibWorld* w, ibSoftStore* ss);
 

@@ -393,6 +393,7 @@ void ib_soft_position_begin(ibWorld* w, double h)
 	ss->sweep = 0;
 	ss->capped = false;
 	ss->lastCorrected = false;
+	ss->positionH = h;
 }
 
 /* Rows of the soft bodies still within their sweep cap; rows past it are left as they are (anytime
@@ -439,6 +440,7 @@ void ib_soft_position_end(ibWorld* w)
 {
 	ibSoftStore* ss = w->soft;
 	if (!has_rows(w) || ss->depth == 0 || --ss->depth > 0) return;
+	if (ss->sparsePosition) ib_soft_sparse_position_end(w, ss, ss->positionH);
 	ss->warmValid = !ss->lastCorrected && !ss->capped;
 	for (int32_t k = 0; k < ss->rowCount; ++k) ss->rows[k].warm = ss->rows[k].acc;
 	for (int32_t i = 0; i < ss->conHigh; ++i)
