@@ -35,6 +35,17 @@ static inline SoftGrid soft_grid(int n, double size, ibVec3 origin, ibVec3 u, ib
 	return g;
 }
 
+/* Default soft body definition with the grid's vertices and triangles (a cloth). */
+static inline ibSoftBodyDef soft_grid_def(const SoftGrid* g)
+{
+	ibSoftBodyDef d = ibDefaultSoftBodyDef();
+	d.vertices = g->v;
+	d.vertexCount = g->nv;
+	d.triangles = g->t;
+	d.triangleCount = g->nt;
+	return d;
+}
+
 static inline void soft_grid_free(SoftGrid* g)
 {
 	free(g->v);

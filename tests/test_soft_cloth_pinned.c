@@ -33,6 +33,37 @@ typedef struct Outcome {
 	int unconverged; /* steps */
 } Outcome;
 
+/* Pins of an n x n grid: 0 its four corners, 1 the two corners of its first edge, 2 that edge, 3 the
+ * given vertex, else none. Returns the count. */
+static int grid_pins(int n, int mode, int vertex, int pins[])
+{
+	int np = 0;
+	if (mode == 0) {
+		pins[np++] = 0, pins[np++] = n, pins[np++] = n * (n + 1), pins[np++] = (n + 1) * (n + 1) - 1;
+	} else if (mode == 1) {
+		pins[np++] = 0, pins[np++] = n;
+	} else if (mode == 2) {
+		for (int i = 0; i <= n; ++i) pins[np++] = i;
+	} else if (mode == 3) {
+		pins[np++] = vertex;
+	}
+	return np;
+}
+
+/* Kinetic + gravity energy of the cloth (J, zero at z = 0); clears *finite if a particle went far
+ * away, raises *maxZ to its highest particle. */
+static double cloth_energy(ibSoftBodyId sb, int nv, bool* finite, double* maxZ)
+{
+	double E = ibSoftBody_GetKineticEnergy(sb);
+	for (int i = 0; i < nv; ++i) {
+		ibVec3 p = ibSoftBody_GetPosition(sb, i);
+		if (!(fabs(p.x) + fabs(p.y) + fabs(p.z) < 1e4)) *finite = false;
+		E += ibSoftBody_GetParticleMass(sb, i) * 9.81 * p.z;
+		*maxZ = fmax(*maxZ, p.z);
+	}
+	return E;
+}
+
 static Outcome run(int pinMode, double compliance, ibSoftBending bending, ibSoftSolver solver, double seconds)
 {
 	const int n = 10;
@@ -40,19 +71,8 @@ static Outcome run(int pinMode, double compliance, ibSoftBending bending, ibSoft
 	ibWorldDef wd = ibDefaultWorldDef();
 	ibWorldId w = ibCreateWorld(&wd);
 	SoftGrid g = soft_grid(n, 2.0, ibV3(-1, -1, z0), ibV3(1, 0, 0), ibV3(0, 1, 0));
-	int pins[16], np = 0;
-	if (pinMode == 0) {
-		pins[np++] = 0, pins[np++] = n, pins[np++] = n * (n + 1), pins[np++] = (n + 1) * (n + 1) - 1;
-	} else if (pinMode == 1) {
-		pins[np++] = 0, pins[np++] = n;
-	} else {
-		for (int i = 0; i <= n; ++i) pins[np++] = i;
-	}
-	ibSoftBodyDef sd = ibDefaultSoftBodyDef();
-	sd.vertices = g.v;
-	sd.vertexCount = g.nv;
-	sd.triangles = g.t;
-	sd.triangleCount = g.nt;
+	int pins[16], np = grid_pins(n, pinMode, 0, pins);
+	ibSoftBodyDef sd = soft_grid_def(&g);
 	sd.density = 0.2;
 	sd.stretchCompliance = compliance;
 	sd.bending = bending;
@@ -68,13 +88,7 @@ static Outcome run(int pinMode, double compliance, ibSoftBending bending, ibSoft
 	for (int s = 0; s < steps && o.finite; ++s) {
 		assert_int_equal(ibWorld_Step(w, h), IB_OK);
 		ibStepStats st = ibWorld_GetStepStats(w);
-		double E = ibSoftBody_GetKineticEnergy(sb);
-		for (int i = 0; i < g.nv; ++i) {
-			ibVec3 p = ibSoftBody_GetPosition(sb, i);
-			if (!(fabs(p.x) < 1e3 && fabs(p.y) < 1e3 && fabs(p.z) < 1e3)) o.finite = false;
-			E += ibSoftBody_GetParticleMass(sb, i) * 9.81 * (p.z - z0);
-			o.maxZ = fmax(o.maxZ, p.z);
-		}
+		double E = cloth_energy(sb, g.nv, &o.finite, &o.maxZ);
 		if (s == 0) E0 = E;
 		o.gain = fmax(o.gain, E - E0);
 		if (!st.converged)
@@ -146,21 +160,8 @@ static void test_random_cloths(void** state)
 		ibWorldDef wd = ibDefaultWorldDef();
 		ibWorldId w = ibCreateWorld(&wd);
 		SoftGrid g = soft_grid(n, size, ibV3(-size / 2, -size / 2, 2), ibV3(1, 0, 0), ibV3(0, cos(tilt), sin(tilt)));
-		int pins[16], np = 0;
-		if (mode == 0) {
-			pins[np++] = 0, pins[np++] = n, pins[np++] = n * (n + 1), pins[np++] = (n + 1) * (n + 1) - 1;
-		} else if (mode == 1) {
-			pins[np++] = 0, pins[np++] = n;
-		} else if (mode == 2) {
-			for (int i = 0; i <= n; ++i) pins[np++] = i;
-		} else if (mode == 3) {
-			pins[np++] = (int)(u[7] * g.nv) % g.nv;
-		}
-		ibSoftBodyDef sd = ibDefaultSoftBodyDef();
-		sd.vertices = g.v;
-		sd.vertexCount = g.nv;
-		sd.triangles = g.t;
-		sd.triangleCount = g.nt;
+		int pins[16], np = grid_pins(n, mode, (int)(u[7] * g.nv) % g.nv, pins);
+		ibSoftBodyDef sd = soft_grid_def(&g);
 		sd.density = 0.05 + 0.5 * u[9];
 		sd.stretchCompliance = comp;
 		sd.bending = (ibSoftBending)bend;
@@ -179,7 +180,7 @@ static void test_random_cloths(void** state)
 				ibVec3 v = ibV3(speed * r.y, -speed * r.x, mode == 4 ? 0.5 * speed : 0.0);
 				assert_int_equal(ibSoftBody_SetVelocity(sb, i, v), IB_OK);
 			}
-		double h = 1.0 / hz, mass = ibSoftBody_GetMass(sb), E0 = 0.0, gain = 0.0;
+		double h = 1.0 / hz, mass = ibSoftBody_GetMass(sb), E0 = 0.0, gain = 0.0, top = -1e300;
 		int steps = (int)(2.0 * hz), unconverged = 0;
 		bool finite = true;
 		for (int s = 0; s <= steps && finite; ++s) {
@@ -187,12 +188,7 @@ static void test_random_cloths(void** state)
 				assert_int_equal(ibWorld_Step(w, h), IB_OK);
 				unconverged += !ibWorld_GetStepStats(w).converged;
 			}
-			double E = ibSoftBody_GetKineticEnergy(sb);
-			for (int i = 0; i < g.nv; ++i) {
-				ibVec3 p = ibSoftBody_GetPosition(sb, i);
-				if (!(fabs(p.x) + fabs(p.y) + fabs(p.z) < 1e4)) finite = false;
-				E += ibSoftBody_GetParticleMass(sb, i) * 9.81 * p.z;
-			}
+			double E = cloth_energy(sb, g.nv, &finite, &top);
 			if (s == 0)
 				E0 = E;
 			else

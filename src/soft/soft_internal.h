@@ -167,7 +167,6 @@ typedef struct ibSoftStore {
 	bool capped;            /* some soft body's rows hit their maxIterations this step */
 	bool lastCorrected;     /* the last position sweep corrected something (the correction ended unconverged) */
 	bool warmValid;         /* the last joint correction converged: its impulses may warm-start the next */
-	double positionH;       /* h of the current joint correction */
 	ibSoftContact* contacts; /* particle-shape contacts of this step (grow-only) */
 	int32_t contactCount, contactCapacity;
 	int32_t faceContactCount; /* of which soft-triangle (face/edge) contacts */

@@ -289,9 +289,8 @@ static bool position_step(ibWorld* w, ibSoftStore* ss, const ibSoftView* v, doub
 	int m = v->rows;
 	ibSoftRow* edge = v->row && v->row->kind == IB_ROW_DISTANCE ? (ibSoftRow*)v->row : NULL;
 	if (edge) {
-		compute_jk(w, ss, v, s);
-		set_minv(v, v->compliance / (h * h));
-		C[0] = edge->scale * (ibDistance(s[0].x, s[1].x) - edge->rest);
+		/* J = scale (-u, u) with a unit u: K = scale^2 (1/m0 + 1/m1) and Minv stay those of t0 */
+		ib_soft_view_eval(w, ss, v, s, C, v->J);
 		/* the spring's impulse so far is the applied impulse along the edge as it is now (the
 		 * directions of earlier sweeps differ): J of p[1] is scale * u */
 		const double* u = edge->J + 3;
@@ -393,7 +392,6 @@ void ib_soft_position_begin(ibWorld* w, double h)
 	ss->sweep = 0;
 	ss->capped = false;
 	ss->lastCorrected = false;
-	ss->positionH = h;
 }
 
 /* Rows of the soft bodies still within their sweep cap; rows past it are left as they are (anytime
@@ -440,7 +438,7 @@ void ib_soft_position_end(ibWorld* w)
 {
 	ibSoftStore* ss = w->soft;
 	if (!has_rows(w) || ss->depth == 0 || --ss->depth > 0) return;
-	if (ss->sparsePosition) ib_soft_sparse_position_end(w, ss, ss->positionH);
+	if (ss->sparsePosition) ib_soft_sparse_position_end(w, ss, ss->resumeH); /* h of this correction */
 	ss->warmValid = !ss->lastCorrected && !ss->capped;
 	for (int32_t k = 0; k < ss->rowCount; ++k) ss->rows[k].warm = ss->rows[k].acc;
 	for (int32_t i = 0; i < ss->conHigh; ++i)

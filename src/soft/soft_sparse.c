@@ -509,7 +509,6 @@ static void apply_lam(ibWorld* w, ibSoftStore* ss, SpSys* y)
 	}
 }
 
-/* One solve of the joint correction; true if some row was outside its tolerance. */
 /* Sum of the squared predicted row values (with the springs' terms) into *merit, the right-hand
  * side -C/h into y->b; true if some row is outside its tolerance. */
 static bool predicted_merit(ibWorld* w, ibSoftStore* ss, SpSys* y, double h, double* merit)
@@ -529,6 +528,16 @@ static bool predicted_merit(ibWorld* w, ibSoftStore* ss, SpSys* y, double h, dou
 	return any;
 }
 
+/* Take back the given part of the last solve's impulses (they lie along the current J, so this is
+ * exact); y->lam then holds the part still applied. */
+static void take_back(ibWorld* w, ibSoftStore* ss, SpSys* y, double part)
+{
+	for (int32_t i = 0; i < y->m; ++i) y->lam[i] *= -part;
+	apply_lam(w, ss, y);
+	for (int32_t i = 0; i < y->m; ++i) y->lam[i] *= (part - 1.0) / part;
+}
+
+/* One solve of the joint correction; true if some row was outside its tolerance. */
 bool ib_soft_sparse_position_sweep(ibWorld* w, ibSoftStore* ss, double h)
 {
 	SpSys* y = &ss->sparse->sys[0];
@@ -538,8 +547,7 @@ bool ib_soft_sparse_position_sweep(ibWorld* w, ibSoftStore* ss, double h)
 	if (y->haveLast && merit > y->lastMerit && y->halvings >= SP_RELINEARISE && y->relinearised < SP_MAX_RELINEARISE) {
 		/* backtracking does not help: the impulse directions of t0 cannot reach the target. Take
 		 * the rest of the step back and linearise the rows at the predicted state instead. */
-		for (int32_t i = 0; i < y->m; ++i) y->lam[i] *= -1.0;
-		apply_lam(w, ss, y);
+		take_back(w, ss, y, 1.0);
 		relinearise(w, ss, y, h);
 		y->haveLast = false;
 		return true;
@@ -547,9 +555,7 @@ bool ib_soft_sparse_position_sweep(ibWorld* w, ibSoftStore* ss, double h)
 	if (y->haveLast && merit > y->lastMerit && y->halvings < SP_MAX_HALVINGS) {
 		/* the last solve made the predicted rows worse (the t0 linearisation does not fit the
 		 * predicted state, e.g. elements rotating fast): take back half of it (backtracking) */
-		for (int32_t i = 0; i < y->m; ++i) y->lam[i] *= -0.5;
-		apply_lam(w, ss, y);
-		for (int32_t i = 0; i < y->m; ++i) y->lam[i] = -y->lam[i];
+		take_back(w, ss, y, 0.5);
 		y->halvings++;
 		return true;
 	}
@@ -570,7 +576,7 @@ bool ib_soft_sparse_position_sweep(ibWorld* w, ibSoftStore* ss, double h)
 
 /* End of a joint correction (or of one sweep resumed by the contact loop): if its last solve made
  * the predicted rows worse (the correction ended at its sweep cap before the sweep that would take
- * it back), take it back. Its impulses lie along the current J, so this is exact. A cloth ending
+ * it back), take it back. A cloth ending
  * unconverged on such a solve (a fold of a coarse inextensible cloth) gained tens of J. */
 void ib_soft_sparse_position_end(ibWorld* w, ibSoftStore* ss, double h)
 {
@@ -578,8 +584,7 @@ void ib_soft_sparse_position_end(ibWorld* w, ibSoftStore* ss, double h)
 	if (y->m == 0 || !y->factored || !y->haveLast) return;
 	double merit;
 	if (!predicted_merit(w, ss, y, h, &merit) || merit <= y->lastMerit) return;
-	for (int32_t i = 0; i < y->m; ++i) y->lam[i] = -y->lam[i];
-	apply_lam(w, ss, y);
+	take_back(w, ss, y, 1.0);
 	y->haveLast = false;
 }
 
