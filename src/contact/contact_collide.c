@@ -41,6 +41,19 @@ static bool friction_impulse(ibContactRow* c, ibVec3 u, double dN, double tol, i
 	 * normal impulse also when the clamp of eq. 5.7 takes some of it back */
 	double dyn = c->mud * dN;
 	if (dyn == 0.0) return false;
+	if (dyn < 0.0) {
+		/* [IMPL] what is taken back is friction already applied: along the accumulated friction, not
+		 * against the current sliding direction. After friction has reversed a point's sliding, the
+		 * sliding direction is opposite to the friction applied, and taking mu_d |dN| back along it
+		 * pushed the point on instead (a cylinder landing on a triangle mesh kept 450 N s of friction
+		 * with 3 N s of normal impulse and gained 1.6 kJ in one step) */
+		double l = ibLength(c->accT);
+		if (!(l > 0.0)) return false;
+		double take = fmin(-dyn, l);
+		*pT = ibScale(-take / l, c->accT);
+		c->accT = ibAdd(c->accT, *pT);
+		return take * tKt > tol;
+	}
 	double mag = dyn;
 	if (dyn >= stop) { /* friction stops the sliding: static from the next iteration on */
 		mag = stop;
