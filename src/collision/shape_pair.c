@@ -165,19 +165,38 @@ typedef struct trimeshVisit {
 	int capacity, count;
 } trimeshVisit;
 
+/* True if a region of an earlier triangle of this pair has the point (a shape vertex over a shared edge
+ * is over both triangles) with the same normal. */
+static bool seen_point(const trimeshVisit* v, ibVec3 normal, ibVec3 onConvex)
+{
+	for (int j = 0; j < v->count; ++j) {
+		const ibManifold* o = &v->out[j];
+		if (ibDot(v->meshIsA ? ibNeg(o->normal) : o->normal, normal) < 1.0 - 1e-9) continue;
+		for (int q = 0; q < o->pointCount; ++q)
+			if (ibLengthSq(ibSub(v->meshIsA ? o->points[q].pointB : o->points[q].pointA, onConvex)) <= 1e-18) return true;
+	}
+	return false;
+}
+
 static bool visit_triangle(void* ctx, int tri)
 {
 	trimeshVisit* v = ctx;
-	const int* k = v->mesh->indices + 3 * tri;
-	ibVec3 tv[3];
-	for (int i = 0; i < 3; ++i) tv[i] = ibAdd(v->p, ibMat3_MulV(v->R, v->mesh->vertices[k[i]]));
-	ibConvex t = ib_convex_make(IB_CONVEX_HULL, IB_VEC3_ZERO, IB_QUAT_IDENTITY);
-	t.vertices = tv;
-	t.vertexCount = 3;
 	ibManifold* m = &v->out[v->count];
-	int n = v->meshIsA ? ib_manifold_build(&t, v->convex, v->tolerance, NULL, m)
-	                   : ib_manifold_build(v->convex, &t, v->tolerance, NULL, m);
-	if (n > 0) v->count++;
+	if (ib_trimesh_triangle_contact(v->mesh, tri, v->p, &v->R, v->convex, v->tolerance, m) <= 0) return true;
+	int keep = 0; /* m: A the convex, normal from the mesh to it */
+	for (int i = 0; i < m->pointCount; ++i)
+		if (!seen_point(v, m->normal, m->points[i].pointA)) m->points[keep++] = m->points[i];
+	m->pointCount = keep;
+	if (keep == 0) return true;
+	if (v->meshIsA) { /* the mesh first: normal from the convex (B) to the mesh (A) */
+		m->normal = ibNeg(m->normal);
+		for (int i = 0; i < m->pointCount; ++i) {
+			ibVec3 t = m->points[i].pointA;
+			m->points[i].pointA = m->points[i].pointB;
+			m->points[i].pointB = t;
+		}
+	}
+	v->count++;
 	return v->count < v->capacity;
 }
 

@@ -116,14 +116,18 @@ ibResult ib_trimesh_build(ibWorld* w, const ibMesh* m, ibTriMeshGeom** out)
 	int maxNodes = 2 * nt - 1;
 	size_t sHead = align8(sizeof(ibTriMeshGeom)), sV = align8((size_t)nv * sizeof(ibVec3)),
 	       sI = align8((size_t)3 * nt * sizeof(int)), sN = align8((size_t)maxNodes * sizeof(ibTriMeshNode)),
-	       sO = align8((size_t)nt * sizeof(int)), sB = align8((size_t)nt * sizeof(ibAABB));
-	size_t bytes = sHead + sV + sI + sN + sO + sB;
+	       sO = align8((size_t)nt * sizeof(int)), sB = align8((size_t)nt * sizeof(ibAABB)),
+	       sA = align8((size_t)3 * nt * sizeof(int32_t)), sE = align8((size_t)3 * nt);
+	size_t bytes = sHead + sV + sI + sN + sO + sB + sA + sE;
 	char* block = ib_alloc(w, bytes);
-	sortKey* keys = ib_alloc(w, (size_t)nt * sizeof(sortKey));
+	/* scratch: the tree's sort keys, then the edge classification's */
+	const size_t sEdges = (size_t)3 * nt * IB_TRIMESH_EDGE_TEMP_BYTES, sTree = (size_t)nt * sizeof(sortKey);
+	const size_t sKeys = sEdges > sTree ? sEdges : sTree;
+	sortKey* keys = ib_alloc(w, sKeys);
 	ibVec3* centroid = ib_alloc(w, (size_t)nt * sizeof(ibVec3));
 	if (!block || !keys || !centroid) {
 		ib_free(w, block, bytes);
-		ib_free(w, keys, (size_t)nt * sizeof(sortKey));
+		ib_free(w, keys, sKeys);
 		ib_free(w, centroid, (size_t)nt * sizeof(ibVec3));
 		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory building a triangle mesh");
 	}
@@ -139,6 +143,10 @@ ibResult ib_trimesh_build(ibWorld* w, const ibMesh* m, ibTriMeshGeom** out)
 	t->order = (int*)p;
 	p += sO;
 	t->triBox = (ibAABB*)p;
+	p += sB;
+	t->adjacent = (int32_t*)p;
+	p += sA;
+	t->edgeKind = (uint8_t*)p;
 	t->vertexCount = nv;
 	t->triangleCount = nt;
 	t->bytes = bytes;
@@ -154,7 +162,8 @@ ibResult ib_trimesh_build(ibWorld* w, const ibMesh* m, ibTriMeshGeom** out)
 	builder B = {t, keys, centroid, 1};
 	buildNode(&B, 0, 0, nt);
 	t->nodeCount = B.next;
-	ib_free(w, keys, (size_t)nt * sizeof(sortKey));
+	ib_trimesh_classify_edges(t, keys);
+	ib_free(w, keys, sKeys);
 	ib_free(w, centroid, (size_t)nt * sizeof(ibVec3));
 	*out = t;
 	return IB_OK;

@@ -1,9 +1,11 @@
-/* Static triangle mesh (IB_SHAPE_TRIMESH): a copy of the triangles and a bounding-volume tree (AABB
+/* Static triangle mesh (IB_SHAPE_TRIMESH): a copy of the triangles, a bounding-volume tree (AABB
  * tree over the triangles, built once at creation, median splits) for box and ray queries in the
- * shape frame. Queries allocate nothing. Internal, not installed. */
+ * shape frame, and the triangles across each edge with the edges' kinds (trimesh_edges.c) for the
+ * one-sided contacts (trimesh_contact.c). Queries allocate nothing. Internal, not installed. */
 #ifndef IBDYN_SRC_TRIMESH_H
 #define IBDYN_SRC_TRIMESH_H
 
+#include "collision/collision_world.h"
 #include "collision/convex.h"
 #include "dynamics/world.h"
 
@@ -27,8 +29,37 @@ typedef struct ibTriMeshGeom {
 	int nodeCount;
 	int* order;     /* triangle indices, leaf by leaf */
 	ibAABB* triBox; /* bounds of each triangle */
+	int32_t* adjacent; /* 3 per triangle: the triangle across edge k (vertices k, k+1), -1 if none */
+	uint8_t* edgeKind; /* 3 per triangle: ibTriEdgeKind of edge k (trimesh_edges.c) */
 	size_t bytes;
 } ibTriMeshGeom;
+
+/* Edges of a mesh by the dihedral angle to the triangle across them (trimesh_edges.c). */
+typedef enum ibTriEdgeKind {
+	IB_TRI_EDGE_BOUNDARY = 0, /* no triangle across it (or more than one): an outer edge of the surface */
+	IB_TRI_EDGE_CONVEX = 1,   /* a ridge: contact normals between the two faces' normals are real */
+	IB_TRI_EDGE_FLAT = 2,     /* flat or concave (a valley): only the faces' own normals are real */
+} ibTriEdgeKind;
+
+/* Bytes of scratch per edge that ib_trimesh_classify_edges needs. */
+#define IB_TRIMESH_EDGE_TEMP_BYTES 16
+
+/* Fills adjacent and edgeKind of a built mesh from its indices (edges shared by index); temp holds
+ * 3 * triangleCount * IB_TRIMESH_EDGE_TEMP_BYTES bytes. */
+void ib_trimesh_classify_edges(ibTriMeshGeom* t, void* temp);
+
+/* A triangle on whose plane (within tol) the point l (shape frame) lies, inside it: its unit normal and
+ * offset (shape frame). False if none (an edge of the mesh, or off the surface). */
+bool ib_trimesh_face_at(const ibTriMeshGeom* t, ibVec3 l, double tol, ibVec3* normal, double* offset);
+
+/* The contact region of a convex shape c and triangle tri of mesh t posed at p, R (world), as
+ * ib_manifold_build gives it, with the normal a one-sided mesh allows (trimesh_contact.c): the region
+ * is kept where its normal is the face's or lies in the normal cone of a ridge or outer edge it
+ * touches; otherwise (the side of a flat or concave edge, the back of the face) it is replaced by the
+ * region of c against the face's plane within the triangle. A the convex, normal from the mesh to
+ * it. Returns the point count (0: no contact). */
+int ib_trimesh_triangle_contact(const ibTriMeshGeom* t, int tri, ibVec3 p, const ibMat3* R, const ibConvex* c,
+                                double tolerance, ibManifold* out);
 
 /* Copy the mesh and build its tree; on failure records an error on w and returns it. */
 ibResult ib_trimesh_build(ibWorld* w, const ibMesh* mesh, ibTriMeshGeom** out);

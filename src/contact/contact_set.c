@@ -6,6 +6,7 @@
 
 #include "collision/collision_world.h"
 #include "collision/hull.h"
+#include "collision/trimesh.h"
 #include "contact/contact_internal.h"
 #include "dynamics/sleep.h"
 #include "joints/joint_internal.h"
@@ -663,9 +664,11 @@ static bool on_one_face(const ibWorld* w, int32_t shape, ibVec3 p)
 	return faces == 1;
 }
 
-/* Whether q lies on a flat face of a shape (box or hull face, a cylinder's end face inside its rim, a plane;
- * within 1e-9 of the shape's size of exactly one face, and within its boundary), and if so that face's plane
- * (outward world normal *pn, offset *pd; either may be NULL). */
+/* Whether q lies on a flat face of a shape (box or hull face, a cylinder's end face inside its rim, a plane,
+ * a triangle of a mesh; within 1e-9 of the shape's size of exactly one face, and within its boundary), and if
+ * so that face's plane (outward world normal *pn, offset *pd; either may be NULL). On a mesh any triangle
+ * counts whose plane holds q: the rim points of ib_contact_flat_rim, projected onto the first one's plane,
+ * stay only where a coplanar triangle lies under them. */
 static bool flat_face_at(const ibWorld* w, int32_t shape, ibVec3 q, ibVec3* pn, double* pd)
 {
 	const ibShape* s = &w->shapes[shape];
@@ -707,6 +710,11 @@ static bool flat_face_at(const ibWorld* w, int32_t shape, ibVec3 q, ibVec3* pn, 
 		}
 		if (on != 1) return false;
 		nl = hd->faces[face].normal, off = hd->faces[face].offset;
+		break;
+	}
+	case IB_SHAPE_TRIMESH: { /* a triangle's plane; the rim's points must lie on the same plane */
+		ibAABB bb = ib_trimesh_bounds(s->trimesh);
+		if (!ib_trimesh_face_at(s->trimesh, l, 1e-9 * (1.0 + ibLength(ibSub(bb.hi, bb.lo))), &nl, &off)) return false;
 		break;
 	}
 	default: return false;

@@ -6,7 +6,9 @@
  * touching at t0, so the time-of-contact test (src/collision/toi.c) leaves it to the contact solver,
  * and the solver knew one point. rain1000 sank by 0.5 m this way (and a 20-cube rain by 0.6 m).
  *
- * So every touching convex pair is queried once more with a larger tolerance, the distance its points
+ * So every touching pair of convex shapes, or of a convex shape and a triangle mesh (one region per
+ * triangle; until session 23 mesh pairs had none, and a cylinder landing on its rim on a mesh was
+ * thrown up with hundreds of J), is queried once more with a larger tolerance, the distance its points
  * can close in this step (relative speed plus angular speed times radius, times h, twice, at most a
  * quarter of the smaller shape's largest half size), and the region's points that are apart by more than
  * eps_c become speculative contact joints (ibContactRow.spec): never collisions, no warm start, and
@@ -39,7 +41,9 @@
 #include "collision/collision_world.h"
 #include "contact/contact_internal.h"
 
-/* Smallest (lo) and largest (hi) half size of a shape (m); +inf for a plane. For other shapes from the
+#define IB_SPEC_MANIFOLDS 16 /* manifolds of one pair: a convex has 1, a triangle mesh one per triangle */
+
+/* Smallest (lo) and largest (hi) half size of a shape (m); +inf for a plane and a triangle mesh. For other shapes from the
  * world AABB: a quarter of its smallest extent, half its largest. */
 static void half_sizes(const ibWorld* w, const ibShape* s, double* lo, double* hi)
 {
@@ -56,7 +60,8 @@ static void half_sizes(const ibWorld* w, const ibShape* s, double* lo, double* h
 		*lo = fmin(s->g.cylinder.radius, s->g.cylinder.halfLength);
 		*hi = fmax(s->g.cylinder.radius, s->g.cylinder.halfLength);
 		return;
-	case IB_SHAPE_PLANE: *lo = *hi = INFINITY; return;
+	case IB_SHAPE_PLANE:
+	case IB_SHAPE_TRIMESH: *lo = *hi = INFINITY; return; /* a mesh: as a plane, the other shape decides */
 	default: {
 		ibAABB a = ib_shape_world_aabb(&w->bodies[s->body], s);
 		ibVec3 d = ibSub(a.hi, a.lo);
@@ -195,7 +200,6 @@ static bool near_pair(ibWorld* w, void* ctx, int32_t sa, int32_t sb)
 	NearCtx* x = ctx;
 	ibContactStore* cs = x->cs;
 	const ibShape *pa = &w->shapes[sa], *pb = &w->shapes[sb];
-	if (pa->type == IB_SHAPE_TRIMESH || pb->type == IB_SHAPE_TRIMESH) return true;
 	double cap = 0.5 * fmin(inner_size(w, pa), inner_size(w, pb));
 	double margin = fmin(cs->motion[pa->body] + cs->motion[pb->body], cap);
 	if (x->checked) { /* only where the region holds every point that can meet in the step; the rest: TOI */
@@ -205,10 +209,14 @@ static bool near_pair(ibWorld* w, void* ctx, int32_t sa, int32_t sb)
 	if (!(margin > x->eps) || apart_by(w, pa, pb, margin)) return true;
 	ibContactPair pr;
 	pr.shapeA = sa, pr.shapeB = sb, pr.bodyA = pa->body, pr.bodyB = pb->body;
-	if (ib_shape_pair_collide(&w->bodies[pa->body], pa, &w->bodies[pb->body], pb, margin, NULL, &pr.manifold, 1) != 1)
-		return true;
+	ibManifold m[IB_SPEC_MANIFOLDS];
+	int mc = ib_shape_pair_collide(&w->bodies[pa->body], pa, &w->bodies[pb->body], pb, margin, NULL, m, IB_SPEC_MANIFOLDS);
+	if (mc < 1) return true;
 	int32_t first = cs->count;
-	if (!ib_contacts_add_pair(w, cs, &pr)) return false;
+	for (int q = 0; q < mc; ++q) { /* one per triangle of a mesh */
+		pr.manifold = m[q];
+		if (!ib_contacts_add_pair(w, cs, &pr)) return false;
+	}
 	if (x->checked) {
 		if (cs->count > first && cs->pts[first].e > 0.0) cs->count = first; /* elastic: the TOI's collision */
 		/* only a pair that closes its gap in the step at its t0 velocities, with the slack of gravity
@@ -259,6 +267,54 @@ bool ib_contacts_speculative_near(ibWorld* w, ibContactStore* cs, double h)
 	return ib_collision_near_pairs(w, cs->motion, near_pair, &x);
 }
 
+/* The points of one manifold of the speculative region of a touching pair (rows first..last, rows added
+ * to the pair from mine on) that are not rows yet. */
+static bool add_region(ibWorld* w, ibContactStore* cs, int32_t first, int32_t last, int32_t mine, const ibManifold* m,
+                       double eps, double same2)
+{
+	ibVec3 n = ibNormalize(m->normal);
+	if (!ibVec3_IsFinite(n) || ibLengthSq(n) < 0.5) return true;
+	const ibContactRow* ref = &cs->pts[first];
+	const ibBody *x = &w->bodies[ref->b1], *y = &w->bodies[ref->b2];
+	for (int i = 0; i < m->pointCount; ++i) {
+		const ibManifoldPoint* mp = &m->points[i];
+		/* the points of the region at eps_c are rows already; a pair that penetrates by more than
+		 * eps_c has there only the points within ~eps_c of its deepest one: the others are added
+		 * as ordinary points (a tilted box sunk into another one by 10 cm had 1 of its 4) */
+		bool known = false;
+		for (int32_t j = first; j < last && !known; ++j) known = ibLengthSq(ibSub(cs->pts[j].a, mp->pointA)) <= same2;
+		for (int32_t j = mine; j < cs->count && !known; ++j) known = ibLengthSq(ibSub(cs->pts[j].a, mp->pointA)) <= same2;
+		if (known) continue;
+		if (!ib_grow(w, (void**)&cs->pts, &cs->capacity, cs->count + 1, sizeof(ibContactRow))) return false;
+		ref = &cs->pts[first];
+		ibContactRow* c = &cs->pts[cs->count];
+		*c = *ref; /* bodies, shapes, materials */
+		c->gIdx = 0; /* a point of its own, not of ref's manifold group (contact_patch.c) */
+		c->gCount = 1;
+		c->a = mp->pointA;
+		c->b = mp->pointB;
+		c->n = n;
+		c->gap = mp->separation;
+		ib_contact_set_round(w, c); /* not ref's round points */
+		if (ib_contact_rim_sample(w, cs, first, last, c)) continue;
+		c->la = ibMat3_MulTV(x->R, ibSub(c->a, x->st.s));
+		c->lb = ibMat3_MulTV(y->R, ibSub(c->b, y->st.s));
+		c->ta = c->la;
+		c->tb = c->lb;
+		ib_contact_set_normal(w, c);
+		c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
+		c->nKn = ibDot(n, ibMat3_MulV(c->K, n));
+		c->kinv = 0;
+		c->key = mp->key ^ 0x5bd1e995u;
+		c->warm = -1;
+		c->spec = mp->separation > eps ? 1 : 0;
+		c->accN = c->accVN = 0.0;
+		c->accT = IB_VEC3_ZERO;
+		if (c->nKn > 0.0) cs->count++;
+	}
+	return true;
+}
+
 bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n0)
 {
 	const double eps = w->collisionSettings.contactTolerance;
@@ -268,7 +324,6 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 		while (k < n0 && cs->pts[k].s1 == s1 && cs->pts[k].s2 == s2) ++k;
 		const int32_t last = k;
 		const ibShape *pa = &w->shapes[s1], *pb = &w->shapes[s2];
-		if (pa->type == IB_SHAPE_TRIMESH || pb->type == IB_SHAPE_TRIMESH) continue;
 		if (pa->type == IB_SHAPE_SPHERE && pb->type == IB_SHAPE_SPHERE) continue; /* one point whatever the pose */
 		/* [IMPL] capped by a quarter of the smaller shape's largest half size: with its smallest (a coin's
 		 * half thickness, 2.5 mm) the far rim of a coin or the far edge of a plate falling flat, closing by
@@ -290,46 +345,10 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 		if (!(margin > 2.0 * eps)) continue;
 		if (flat_resting_face(w, cs, first, last, pa, pb, h, eps)) continue;
 		const ibBody *x = &w->bodies[pa->body], *y = &w->bodies[pb->body];
-		ibManifold m;
-		if (ib_shape_pair_collide(x, pa, y, pb, margin, NULL, &m, 1) != 1) continue;
-		ibVec3 n = ibNormalize(m.normal);
-		if (!ibVec3_IsFinite(n) || ibLengthSq(n) < 0.5) continue;
-		const ibContactRow* ref = &cs->pts[first];
-		for (int i = 0; i < m.pointCount; ++i) {
-			const ibManifoldPoint* mp = &m.points[i];
-			/* the points of the region at eps_c are rows already; a pair that penetrates by more than
-			 * eps_c has there only the points within ~eps_c of its deepest one: the others are added
-			 * as ordinary points (a tilted box sunk into another one by 10 cm had 1 of its 4) */
-			bool known = false;
-			for (int32_t j = first; j < last && !known; ++j) known = ibLengthSq(ibSub(cs->pts[j].a, mp->pointA)) <= same2;
-			for (int32_t j = mine; j < cs->count && !known; ++j) known = ibLengthSq(ibSub(cs->pts[j].a, mp->pointA)) <= same2;
-			if (known) continue;
-			if (!ib_grow(w, (void**)&cs->pts, &cs->capacity, cs->count + 1, sizeof(ibContactRow))) return false;
-			ref = &cs->pts[first];
-			ibContactRow* c = &cs->pts[cs->count];
-			*c = *ref; /* bodies, shapes, materials */
-			c->gIdx = 0; /* a point of its own, not of ref's manifold group (contact_patch.c) */
-			c->gCount = 1;
-			c->a = mp->pointA;
-			c->b = mp->pointB;
-			c->n = n;
-			c->gap = mp->separation;
-			ib_contact_set_round(w, c); /* not ref's round points */
-			if (ib_contact_rim_sample(w, cs, first, last, c)) continue;
-			c->la = ibMat3_MulTV(x->R, ibSub(c->a, x->st.s));
-			c->lb = ibMat3_MulTV(y->R, ibSub(c->b, y->st.s));
-			c->ta = c->la;
-			c->tb = c->lb;
-			ib_contact_set_normal(w, c);
-			c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
-			c->nKn = ibDot(n, ibMat3_MulV(c->K, n));
-			c->kinv = 0;
-			c->key = mp->key ^ 0x5bd1e995u;
-			c->warm = -1;
-			c->spec = mp->separation > eps ? 1 : 0;
-			c->accN = c->accVN = 0.0;
-			c->accT = IB_VEC3_ZERO;
-			if (c->nKn > 0.0) cs->count++;
+		ibManifold ms[IB_SPEC_MANIFOLDS];
+		int mc = ib_shape_pair_collide(x, pa, y, pb, margin, NULL, ms, IB_SPEC_MANIFOLDS);
+		for (int q = 0; q < mc; ++q) { /* one per triangle of a mesh */
+			if (!add_region(w, cs, first, last, mine, &ms[q], eps, same2)) return false;
 		}
 	}
 	/* pairs that are not touching yet, in a sub-step that nothing checks for a time of contact (the
