@@ -4,7 +4,8 @@
  *  - on a flat mesh every contact normal is the face normal: a box sunk 3 cm across inner edges (the
  *    two-sided triangle test tilted normals towards the edges), a thin plate standing 5 cm deep
  *    in it (pushed sideways or down before: its side is nearer than its end), a sphere over an edge;
- *  - on a ridge a sphere resting on the crest keeps the edge's normal between the two faces;
+ *  - on a ridge a sphere resting on the crest keeps the edge's normal between the two faces, and the peak
+ *    of a tent poking 1 mm into a tilted box's face is a contact with that face's normal;
  *  - a thin plate stuck 5 cm deep in a flat mesh comes out upwards without being thrown;
  *  - random drops of three bodies (test_contact_drops' mix) onto a bumpy mesh terrain at 60 and 30 Hz and
  *    onto a flat mesh never diverge and never gain more than 2e-6 of their energy + 1e-4 J. Before, 10
@@ -214,6 +215,44 @@ static void test_ridge_keeps_edge_normal(void** state)
 	ibDestroyWorld(w);
 }
 
+/* A box resting tilted (0.05 rad) on the peak of a tent (four faces rising 0.1 m over 1 m to a peak, all
+ * edges from the peak ridges): the peak, 1 mm into the box's face, is a contact with the face's normal
+ * (a vertex of a convex surface: within the faces' bend of their normals). Without the bend rule only
+ * the faces' own normals or the edge-wise cones were kept, and the peak poked into the box unseen. */
+static void test_peak_into_box_face(void** state)
+{
+	(void)state;
+	ibWorldId w = tu_new_world();
+	const ibVec3 tent[5] = {{0, 0, 0.1}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}, {-1, -1, 0}};
+	const int tt[12] = {0, 1, 2, 0, 2, 3, 0, 3, 4, 0, 4, 1};
+	ibShapeId mesh = mesh_shape(w, tent, 5, tt, 4);
+	const ibBody *mb, *bb;
+	const ibShape *ms, *bs;
+	const ibTriMeshGeom* t = mesh_of(mesh, &mb, &ms);
+	for (int i = 0; i < 4; ++i) assert_true(t->bend[i] > 0.14 && t->bend[i] < 0.15); /* acos(0.99) to the side faces */
+	ibShapeDef sd = ibDefaultShapeDef();
+	ibQuat q = ibQuatFromAxisAngle(ibV3(1, 0, 0), 0.05);
+	ibVec3 down = ibRotate(q, ibV3(0, 0, -1)); /* the box's bottom face normal */
+	ibVec3 c = ibSub(ibV3(0, 0, 0.1), ibScale(0.1 - 1e-3, down)); /* the peak 1 mm into the bottom face */
+	ibBodyId box = tu_new_body(w, IB_BODY_DYNAMIC, c, q);
+	ibShapeId bsId = ibCreateBoxShape(box, &sd, &(ibBox){{0.3, 0.3, 0.1}});
+	ibWorld* iw;
+	bs = ib_shape_get(bsId, &iw);
+	bb = &iw->bodies[bs->body];
+	ibManifold out[8];
+	int k = ib_shape_pair_collide(bb, bs, mb, ms, 1e-4, NULL, out, 8);
+	int atPeak = 0;
+	for (int i = 0; i < k; ++i)
+		for (int p = 0; p < out[i].pointCount; ++p)
+			if (ibLength(ibSub(out[i].points[p].pointB, ibV3(0, 0, 0.1))) < 1e-9) {
+				assert_true(ibLength(ibAdd(out[i].normal, down)) < 1e-9); /* from the mesh to the box: up the box's axis */
+				assert_true(fabs(out[i].points[p].separation + 1e-3) < 1e-9);
+				++atPeak;
+			}
+	assert_int_equal(atPeak, 1); /* found once (the other faces' regions repeat it) */
+	ibDestroyWorld(w);
+}
+
 /* A thin plate 1.2 m x 0.04 m x 0.6 m standing on its long edge, 5 cm into a flat mesh: it rises out at
  * the recovery speed and stays, never thrown (its energy stays below the start's plus m g (5 cm + 0.1 mm)). */
 static void test_plate_stuck_in_mesh_comes_out(void** state)
@@ -311,6 +350,7 @@ int main(void)
 	    cmocka_unit_test(test_edge_kinds),
 	    cmocka_unit_test(test_flat_mesh_face_normals),
 	    cmocka_unit_test(test_ridge_keeps_edge_normal),
+	    cmocka_unit_test(test_peak_into_box_face),
 	    cmocka_unit_test(test_plate_stuck_in_mesh_comes_out),
 	    cmocka_unit_test(test_random_drops_bumpy_60hz),
 	    cmocka_unit_test(test_random_drops_bumpy_30hz),

@@ -117,8 +117,8 @@ ibResult ib_trimesh_build(ibWorld* w, const ibMesh* m, ibTriMeshGeom** out)
 	size_t sHead = align8(sizeof(ibTriMeshGeom)), sV = align8((size_t)nv * sizeof(ibVec3)),
 	       sI = align8((size_t)3 * nt * sizeof(int)), sN = align8((size_t)maxNodes * sizeof(ibTriMeshNode)),
 	       sO = align8((size_t)nt * sizeof(int)), sB = align8((size_t)nt * sizeof(ibAABB)),
-	       sA = align8((size_t)3 * nt * sizeof(int32_t)), sE = align8((size_t)3 * nt);
-	size_t bytes = sHead + sV + sI + sN + sO + sB + sA + sE;
+	       sA = align8((size_t)3 * nt * sizeof(int32_t)), sE = align8((size_t)3 * nt), sD = align8((size_t)nt * sizeof(double));
+	size_t bytes = sHead + sV + sI + sN + sO + sB + sA + sE + sD;
 	char* block = ib_alloc(w, bytes);
 	/* scratch: the tree's sort keys, then the edge classification's */
 	const size_t sEdges = (size_t)3 * nt * IB_TRIMESH_EDGE_TEMP_BYTES, sTree = (size_t)nt * sizeof(sortKey);
@@ -147,6 +147,8 @@ ibResult ib_trimesh_build(ibWorld* w, const ibMesh* m, ibTriMeshGeom** out)
 	t->adjacent = (int32_t*)p;
 	p += sA;
 	t->edgeKind = (uint8_t*)p;
+	p += sE;
+	t->bend = (double*)p;
 	t->vertexCount = nv;
 	t->triangleCount = nt;
 	t->bytes = bytes;

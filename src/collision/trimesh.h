@@ -31,6 +31,7 @@ typedef struct ibTriMeshGeom {
 	ibAABB* triBox; /* bounds of each triangle */
 	int32_t* adjacent; /* 3 per triangle: the triangle across edge k (vertices k, k+1), -1 if none */
 	uint8_t* edgeKind; /* 3 per triangle: ibTriEdgeKind of edge k (trimesh_edges.c) */
+	double* bend;      /* per triangle: the largest angle (rad) between its normal and a neighbour's across a ridge */
 	size_t bytes;
 } ibTriMeshGeom;
 
@@ -44,7 +45,7 @@ typedef enum ibTriEdgeKind {
 /* Bytes of scratch per edge that ib_trimesh_classify_edges needs. */
 #define IB_TRIMESH_EDGE_TEMP_BYTES 16
 
-/* Fills adjacent and edgeKind of a built mesh from its indices (edges shared by index); temp holds
+/* Fills adjacent, edgeKind and bend of a built mesh from its indices (edges shared by index); temp holds
  * 3 * triangleCount * IB_TRIMESH_EDGE_TEMP_BYTES bytes. */
 void ib_trimesh_classify_edges(ibTriMeshGeom* t, void* temp);
 
@@ -54,8 +55,8 @@ bool ib_trimesh_face_at(const ibTriMeshGeom* t, ibVec3 l, double tol, ibVec3* no
 
 /* The contact region of a convex shape c and triangle tri of mesh t posed at p, R (world), as
  * ib_manifold_build gives it, with the normal a one-sided mesh allows (trimesh_contact.c): the region
- * is kept where its normal is the face's or lies in the normal cone of a ridge or outer edge it
- * touches; otherwise (the side of a flat or concave edge, the back of the face) it is replaced by the
+ * is kept where its normal is within the triangle's bend of the face's or lies in the normal cone of an
+ * outer edge it touches; otherwise (the side of a flat or concave edge, the back of the face) it is replaced by the
  * region of c against the face's plane within the triangle. A the convex, normal from the mesh to
  * it. Returns the point count (0: no contact). */
 int ib_trimesh_triangle_contact(const ibTriMeshGeom* t, int tri, ibVec3 p, const ibMat3* R, const ibConvex* c,

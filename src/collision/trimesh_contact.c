@@ -6,11 +6,14 @@
  * reaches past the edge. On a flat mesh such normals pushed bodies sideways and down, and the contact
  * solver squeezed them (random drops of three bodies onto a flat 10 m mesh: 10 of 1500 gained hundreds
  * to 1e6 J; none onto a box ground). A mesh is the surface of what lies behind its faces (triangles
- * counter-clockwise seen from outside), so only these normals are real:
- * - the face's own normal (front side);
- * - at a ridge (a convex edge, trimesh_edges.c), normals between the two faces' normals, and at an
- *   outer edge of the mesh, normals between the face's and the edge's outward direction in its plane,
- *   for a region that touches the triangle on that edge (or at a vertex of it).
+ * counter-clockwise seen from outside), so only these normals are kept:
+ * - the face's own normal (within 1e-3 rad);
+ * - for a region that touches the triangle on a ridge (a convex edge, trimesh_edges.c) or at a vertex of
+ *   one: normals within the triangle's bend of the face's (bend: the largest angle to a neighbour's
+ *   normal across a ridge), those of a curved convex surface's edges and vertices (a terrain's crest
+ *   poking into a box's face);
+ * - for a region that touches an outer edge of the mesh (or a vertex of one): normals between the face's
+ *   and the edge's outward direction in its plane.
  * Any other region is replaced by the convex against the face's plane (ib_manifold_plane), kept where
  * its points lie over the triangle: a body that has gone partly through the surface is pushed back
  * out along the face normal. */
@@ -18,10 +21,8 @@
 
 #include "collision/trimesh.h"
 
-/* a region's normal within this angle of the face normal is the face's (cos 1e-3 rad) */
-#define IB_TRI_FACE_COS 0.9999995
-/* slack of the normal-cone tests (rad) */
-#define IB_TRI_CONE_SLACK 1e-6
+/* slack (rad) of the normal tests: a normal within this of the face's is the face's */
+#define IB_TRI_SLACK 1e-3
 
 typedef struct Tri {
 	ibVec3 v[3]; /* world vertices */
@@ -32,25 +33,22 @@ typedef struct Tri {
 /* Angle of the unit vector x in the plane of f and e from f towards e (x is assumed to lie in it). */
 static double arc(ibVec3 x, ibVec3 f, ibVec3 e) { return atan2(ibDot(x, e), ibDot(x, f)); }
 
-/* True if the normal N (unit, from the mesh to the shape) is real for a region touching edge k. */
-static bool edge_allows(const ibTriMeshGeom* t, int tri, const Tri* T, const ibMat3* R, int k, ibVec3 N)
+/* True if the normal N (unit, from the mesh to the shape) is real for a region touching edge k: at a ridge
+ * (or a vertex of one) within the triangle's bend of the face's normal (the normals of a curved convex
+ * surface's edges and vertices: a terrain's crest poking into a box's face); at an outer edge of the mesh
+ * between the face's normal and the edge's outward direction. */
+static bool edge_allows(const ibTriMeshGeom* t, int tri, const Tri* T, int k, ibVec3 N)
 {
 	uint8_t kind = t->edgeKind[3 * tri + k];
 	if (kind == IB_TRI_EDGE_FLAT) return false;
+	if (kind == IB_TRI_EDGE_CONVEX) return ibDot(N, T->f) >= cos(t->bend[tri] + IB_TRI_SLACK);
 	ibVec3 d = ibNormalize(ibSub(T->v[(k + 1) % 3], T->v[k]));
 	ibVec3 out = ibCross(d, T->f); /* in the face's plane, away from the triangle */
 	ibVec3 np = ibMulAdd(N, -ibDot(N, d), d);
 	double l = ibLength(np);
 	if (!(l > 0.0)) return false;
-	double a = arc(ibScale(1.0 / l, np), T->f, out), top = 0.5 * IB_PI; /* outer edge: up to the plane */
-	if (kind == IB_TRI_EDGE_CONVEX) {
-		int o = t->adjacent[3 * tri + k];
-		const int* ix = t->indices + 3 * o;
-		ibVec3 g = ibCross(ibSub(t->vertices[ix[1]], t->vertices[ix[0]]), ibSub(t->vertices[ix[2]], t->vertices[ix[0]]));
-		g = ibNormalize(ibMat3_MulV(*R, g));
-		top = arc(g, T->f, out);
-	}
-	return a >= -IB_TRI_CONE_SLACK && a <= top + IB_TRI_CONE_SLACK;
+	double a = arc(ibScale(1.0 / l, np), T->f, out);
+	return a >= -IB_TRI_SLACK && a <= 0.5 * IB_PI + IB_TRI_SLACK;
 }
 
 /* Signed distance of q from edge k's line inside the face's plane (> 0: inside the triangle). */
@@ -60,14 +58,14 @@ static double inside_by(const Tri* T, int k, ibVec3 q)
 	return ibDot(ibSub(q, T->v[k]), ibCross(T->f, d));
 }
 
-/* True if every point of the region touches an edge or vertex whose normal cone holds N. */
-static bool region_allowed(const ibTriMeshGeom* t, int tri, const Tri* T, const ibMat3* R, const ibManifold* m, ibVec3 N)
+/* True if every point of the region touches an edge (or a vertex of one) whose normal cone holds N. */
+static bool region_allowed(const ibTriMeshGeom* t, int tri, const Tri* T, const ibManifold* m, ibVec3 N)
 {
 	if (!(ibDot(N, T->f) > 0.0)) return false; /* the back of the face */
 	for (int i = 0; i < m->pointCount; ++i) {
 		bool ok = false;
 		for (int k = 0; k < 3 && !ok; ++k)
-			ok = fabs(inside_by(T, k, m->points[i].pointB)) <= T->tol && edge_allows(t, tri, T, R, k, N);
+			ok = fabs(inside_by(T, k, m->points[i].pointB)) <= T->tol && edge_allows(t, tri, T, k, N);
 		if (!ok) return false;
 	}
 	return true;
@@ -108,7 +106,7 @@ int ib_trimesh_triangle_contact(const ibTriMeshGeom* t, int tri, ibVec3 p, const
 	T.f = ibScale(1.0 / fl, f);
 	T.tol = fmax(1e-9, 1e-7 * size);
 	ibVec3 N = ibNormalize(out->normal);
-	if (ibDot(N, T.f) >= IB_TRI_FACE_COS || region_allowed(t, tri, &T, R, out, N)) return n;
+	if (ibDot(N, T.f) >= cos(IB_TRI_SLACK) || region_allowed(t, tri, &T, out, N)) return n;
 	return face_region(&T, c, tolerance, out);
 }
 

@@ -38,8 +38,8 @@ static ibVec3 face_normal(const ibTriMeshGeom* t, int tri)
 	return l > 0.0 ? ibScale(1.0 / l, n) : IB_VEC3_ZERO;
 }
 
-/* Kind of edge k of triangle tri with triangle o across it. */
-static uint8_t classify(const ibTriMeshGeom* t, int tri, int k, int o)
+/* Kind of edge k of triangle tri with triangle o across it; a ridge raises tri's bend. */
+static uint8_t classify(ibTriMeshGeom* t, int tri, int k, int o)
 {
 	ibVec3 f = face_normal(t, tri), g = face_normal(t, o);
 	if (ibLengthSq(f) == 0.0 || ibLengthSq(g) == 0.0) return IB_TRI_EDGE_BOUNDARY;
@@ -52,13 +52,16 @@ static uint8_t classify(const ibTriMeshGeom* t, int tri, int k, int o)
 		if (v != a && v != b) off = t->vertices[v];
 	}
 	double bend = atan2(ibLength(ibCross(f, g)), ibDot(f, g));
-	return ibDot(f, ibSub(off, p)) < 0.0 && bend > IB_TRI_RIDGE_ANGLE ? IB_TRI_EDGE_CONVEX : IB_TRI_EDGE_FLAT;
+	if (!(ibDot(f, ibSub(off, p)) < 0.0 && bend > IB_TRI_RIDGE_ANGLE)) return IB_TRI_EDGE_FLAT;
+	if (bend > t->bend[tri]) t->bend[tri] = bend;
+	return IB_TRI_EDGE_CONVEX;
 }
 
 void ib_trimesh_classify_edges(ibTriMeshGeom* t, void* temp)
 {
 	const int nt = t->triangleCount;
 	edgeKey* e = temp;
+	for (int i = 0; i < nt; ++i) t->bend[i] = 0.0;
 	for (int i = 0; i < nt; ++i)
 		for (int k = 0; k < 3; ++k) {
 			int32_t a = t->indices[3 * i + k], b = t->indices[3 * i + (k + 1) % 3];
