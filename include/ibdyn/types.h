@@ -221,7 +221,8 @@ typedef struct ibCylinder {
 } ibCylinder;
 
 /** Triangle mesh geometry (copied on shape creation). Triangles are counter-clockwise seen from outside.
- * Also the input of a static triangle mesh (ibCreateTriMeshShape: any soup, >= 3 vertices and >= 1 triangle). */
+ * Also the input of a static triangle mesh (ibCreateTriMeshShape: any soup, >= 3 vertices and >= 1 triangle),
+ * whose contacts are one-sided: shapes are pushed out through the front of its faces (docs/shapes.md). */
 typedef struct ibMesh {
 	const ibVec3* vertices; /**< vertex positions in the shape frame (m) */
 	int vertexCount;        /**< number of vertices, >= 4 */
