@@ -1,8 +1,10 @@
 /* Particles against static triangle meshes (issue 7 part 3): the closest point of the nearest
- * triangle of the mesh's tree gives the contact (two-sided).
+ * triangle of the mesh's tree gives the contact, one-sided since session 23 (over a face the signed
+ * distance along its normal; off the faces only from the front).
  *  - a particle sliding at 1 m/s down a 20° slope made of a 6 x 6 grid of triangles with
  *    mu_d = 0.5 crosses triangle edges and follows Coulomb's law, distance v0 t + a t²/2 with
  *    a = g (sin θ − mu_d cos θ), within 1e-3 m over 0.5 s, on the surface (|gap| <= eps_c + eps_d);
+ *  - a particle 0.05 mm behind a horizontal mesh comes out through the face and rests on it;
  *  - a tetrahedral soft cube dropped tilted onto a flat trimesh ground rests on it: every vertex
  *    above −(eps_d + eps_c) in every step, the lowest within eps_c + 1 mm of the ground at the end,
  *    and it does not move over the last second. */
@@ -76,6 +78,37 @@ static void test_particle_slides_on_trimesh(void** state)
 	ibDestroyWorld(w);
 }
 
+/* One-sided (since session 23, as for rigid shapes): a particle 0.05 mm behind a horizontal mesh (within its
+ * contact reach), at rest under gravity, is pushed back out through the face and rests on it. Seen two-sided
+ * it was 0.05 mm from the face's back, fell away and was 1.2 m below after 0.5 s. */
+static void test_particle_behind_trimesh_comes_out(void** state)
+{
+	(void)state;
+	ibWorldId w = ct_world_v(EPS_C, EPS_D, 1e-8);
+	const double h = 0.002;
+	ibShapeId s = mesh_ground(w, 4, 1.0, ibV3(-0.5, -0.5, 0), ibV3(1, 0, 0), ibV3(0, 1, 0), ct_mat(0.0, 0.5, 0.5));
+	assert_true(ibShape_IsValid(s));
+	ibVec3 x0 = ibV3(0.13, 0.07, -5e-5);
+	double m = 0.1;
+	ibSoftBodyDef sd = ibDefaultSoftBodyDef();
+	sd.vertices = &x0;
+	sd.vertexCount = 1;
+	sd.vertexMasses = &m;
+	ibSoftBodyId sb = ibCreateSoftBody(w, &sd);
+	assert_true(ibSoftBody_IsValid(sb));
+	double lowest = 0.0;
+	for (int k = 0; k < 250; ++k) {
+		assert_int_equal(ibWorld_Step(w, h), IB_OK);
+		lowest = fmin(lowest, ibSoftBody_GetPosition(sb, 0).z);
+	}
+	ibVec3 x = ibSoftBody_GetPosition(sb, 0);
+	print_message("particle behind the mesh: z = %.3g m after 0.5 s, lowest %.3g m\n", x.z, lowest);
+	assert_true(x.z >= -(EPS_C + EPS_D) && x.z <= EPS_C);
+	assert_true(lowest >= -5e-5 - 1e-9);
+	assert_true(ibLength(ibSoftBody_GetVelocity(sb, 0)) < 1e-3);
+	ibDestroyWorld(w);
+}
+
 static void test_soft_cube_rests_on_trimesh(void** state)
 {
 	(void)state;
@@ -113,6 +146,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_particle_slides_on_trimesh),
+	    cmocka_unit_test(test_particle_behind_trimesh_comes_out),
 	    cmocka_unit_test(test_soft_cube_rests_on_trimesh),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

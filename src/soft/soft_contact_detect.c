@@ -4,7 +4,7 @@
  * row with a positive gap does nothing unless its prediction penetrates).
  *  - Vertices: every particle against the shapes the broadphase returns for its box; the exact
  *    test is point vs. plane, point vs. convex (GJK/EPA with a zero-radius sphere) or point vs.
- *    trimesh (closest point of the nearest triangle of the mesh's tree, two-sided).
+ *    trimesh (closest point of the nearest triangle of the mesh's tree, one-sided).
  *  - Faces and edges: every triangle of a soft body (cloth or closed surface) against the convex
  *    shapes near it: the contact region of the shape and the triangle (ib_manifold_build with the
  *    reach as tolerance, the triangle as a 3-vertex hull) gives points on the triangle with
@@ -61,8 +61,9 @@ ibVec3 ib_soft_closest_on_triangle(ibVec3 p, ibVec3 a, ibVec3 b, ibVec3 c)
 
 typedef struct MeshCtx {
 	const ibTriMeshGeom* mesh;
-	ibVec3 x; /* the point in the shape frame */
-	double best;
+	ibVec3 x;    /* the point in the shape frame */
+	double best; /* distance to the nearest triangle so far */
+	double dist; /* its signed distance (< 0: behind its face) */
 	ibVec3 q, n;
 	bool found;
 } MeshCtx;
@@ -80,8 +81,14 @@ static bool mesh_cb(void* vctx, int tri)
 	double fl = ibLength(fn);
 	if (!(fl > 0.0)) return true; /* degenerate triangle */
 	fn = ibScale(1.0 / fl, fn);
-	/* two-sided: the normal towards the point (the face normal when the point is on the face) */
-	c->n = l > 1e-12 ? ibScale(1.0 / l, r) : fn;
+	/* one-sided, as for rigid shapes (src/collision/trimesh_contact.c): over the face the signed
+	 * distance along its normal (a particle that has passed through is pushed back out); off the face
+	 * (the nearest point on an edge or a vertex) only from the front, the normal towards the point */
+	double sd = ibDot(r, fn);
+	bool over = fabs(fabs(sd) - l) <= 1e-12 * (1.0 + l);
+	if (!over && sd < 0.0) return true;
+	c->n = over || !(l > 1e-12) ? fn : ibScale(1.0 / l, r);
+	c->dist = over ? sd : l;
 	c->best = l;
 	c->q = q;
 	c->found = true;
@@ -107,12 +114,12 @@ bool ib_soft_point_shape(const ibBody* b, const ibShape* s, ibVec3 x, double rea
 		ibQuat rot;
 		ib_shape_world_pose(b, s, &pos, &rot);
 		rot = ibQuatNormalize(rot);
-		MeshCtx c = {s->trimesh, ibRotate(ibQuatConj(rot), ibSub(x, pos)), reach, IB_VEC3_ZERO, IB_VEC3_ZERO, false};
+		MeshCtx c = {s->trimesh, ibRotate(ibQuatConj(rot), ibSub(x, pos)), reach, 0.0, IB_VEC3_ZERO, IB_VEC3_ZERO, false};
 		ibVec3 e = ibV3(reach, reach, reach);
 		ibAABB box = {ibSub(c.x, e), ibAdd(c.x, e)};
 		ib_trimesh_query_aabb(s->trimesh, box, mesh_cb, &c);
 		if (!c.found) return false;
-		*dist = c.best;
+		*dist = c.dist;
 		*q = ibAdd(pos, ibRotate(rot, c.q));
 		*n = ibRotate(rot, c.n);
 		return true;
