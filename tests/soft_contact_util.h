@@ -43,6 +43,16 @@ static inline double soft_triangle_distance(ibSoftBodyId sb, const int* tri, ibV
 /* The 8 vertices of a cube of edge a centred at c and turned by q, split into five tetrahedra (the
  * corners 0, 3, 5, 6 with their neighbours, and the centre 1, 2, 4, 7): a soft body definition with
  * the soft-contact tests' common settings (density 100, volume rows, damping 0.5, tolerance 1e-7 m). */
+/* A soft body of one free particle of mass m at x (id null if refused). */
+static inline ibSoftBodyId sc_particle(ibWorldId w, ibVec3 x, double m)
+{
+	ibSoftBodyDef sd = ibDefaultSoftBodyDef();
+	sd.vertices = &x;
+	sd.vertexCount = 1;
+	sd.vertexMasses = &m;
+	return ibCreateSoftBody(w, &sd);
+}
+
 static inline ibSoftBodyDef sc_tet_cube_def(ibVec3 v[8], ibVec3 c, double a, ibQuat q, double compliance)
 {
 	static const int tets[20] = {0, 1, 2, 4, 3, 1, 2, 7, 5, 1, 4, 7, 6, 2, 4, 7, 1, 2, 4, 7};

@@ -110,11 +110,7 @@ static void test_particle_slides_coulomb(void** state)
 	ibVec3 t = ibV3(cos(th), 0, -sin(th)), n = ibV3(sin(th), 0, cos(th));
 	ibVec3 x0 = ibV3(0, 0, 0);
 	double m = 0.1;
-	ibSoftBodyDef sd = ibDefaultSoftBodyDef();
-	sd.vertices = &x0;
-	sd.vertexCount = 1;
-	sd.vertexMasses = &m;
-	ibSoftBodyId sb = ibCreateSoftBody(w, &sd);
+	ibSoftBodyId sb = sc_particle(w, x0, m);
 	assert_true(ibSoftBody_IsValid(sb));
 	ibSoftBody_SetVelocity(sb, 0, ibScale(v0, t));
 	const double acc = gz * (sin(th) - mu * cos(th)); /* < 0: decelerates */

@@ -52,11 +52,7 @@ static void test_particle_slides_on_trimesh(void** state)
 	assert_true(ibShape_IsValid(s));
 	ibVec3 x0 = ibV3(0, 0.05, 0);
 	double m = 0.1;
-	ibSoftBodyDef sd = ibDefaultSoftBodyDef();
-	sd.vertices = &x0;
-	sd.vertexCount = 1;
-	sd.vertexMasses = &m;
-	ibSoftBodyId sb = ibCreateSoftBody(w, &sd);
+	ibSoftBodyId sb = sc_particle(w, x0, m);
 	assert_true(ibSoftBody_IsValid(sb));
 	ibSoftBody_SetVelocity(sb, 0, ibScale(v0, t));
 	const double acc = gz * (sin(th) - mu * cos(th));
@@ -90,11 +86,7 @@ static void test_particle_behind_trimesh_comes_out(void** state)
 	assert_true(ibShape_IsValid(s));
 	ibVec3 x0 = ibV3(0.13, 0.07, -5e-5);
 	double m = 0.1;
-	ibSoftBodyDef sd = ibDefaultSoftBodyDef();
-	sd.vertices = &x0;
-	sd.vertexCount = 1;
-	sd.vertexMasses = &m;
-	ibSoftBodyId sb = ibCreateSoftBody(w, &sd);
+	ibSoftBodyId sb = sc_particle(w, x0, m);
 	assert_true(ibSoftBody_IsValid(sb));
 	double lowest = 0.0;
 	for (int k = 0; k < 250; ++k) {

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "ibdyn/ibdyn.h"
+#include "soft_contact_util.h"
 
 typedef struct Pend {
 	ibVec3 localAnchor; /* on the body, user frame */
@@ -55,11 +56,7 @@ static void test_user_pendulum(void** state)
 	assert_true(ibJoint_IsValid(ibCreateJoint(w, &jd)));
 	ibVec3 v0 = ibV3(0.9, 0.2, 1.0);
 	double m = 0.3;
-	ibSoftBodyDef pd = ibDefaultSoftBodyDef();
-	pd.vertices = &v0;
-	pd.vertexCount = 1;
-	pd.vertexMasses = &m;
-	ibSoftBodyId pt = ibCreateSoftBody(w, &pd);
+	ibSoftBodyId pt = sc_particle(w, v0, m);
 	assert_true(ibSoftBody_IsValid(pt));
 	Pend p = {ibV3(0.2, 0, 0), 0.0};
 	p.length = ibDistance(v0, ibBody_GetWorldPoint(b, p.localAnchor));
