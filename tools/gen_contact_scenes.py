@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write the contact scenes of scenes/ (pyramid20, dominoes, inclined_plane, cradle, tippe_top, wall252, funnel1000).
+"""Write the contact scenes of scenes/ (pyramid20, dominoes, inclined_plane, cradle, tippe_top, wall252, funnel1000,
+terrain).
 Usage: tools/gen_contact_scenes.py [OUTDIR]   (default: scenes/ next to this script's parent)."""
 import math, os, sys
 
@@ -199,11 +200,50 @@ def funnel1000():
                 n += 1
     return s + "</ibdyn>\n"
 
+def terrain():
+    """A bumpy triangle-mesh terrain (one-sided contacts, docs/shapes.md) with mixed bodies dropped onto it."""
+    n, cell, amp = 20, 0.5, 0.3
+    s = header("Triangle-mesh terrain: 10 m x 10 m of 20 x 20 squares (800 triangles, counter-clockwise from above), "
+               "height 0.3 (sin 1.3x cos 0.9y + sin(2.1y + 0.4x) / 2) m, static; twelve bodies of mixed shapes (boxes, "
+               "spheres, capsules, cylinders, a hull) dropped from 1.5-4 m, turning, at 60 Hz. The random drops of "
+               "tests/test_trimesh_contact.c use the same terrain.",
+               'gravity="0 0 -9.81"', 'timestep="0.016666666666666666" duration="6"')
+    s += '  <material name="ground" restitution="0" static_friction="0.3" dynamic_friction="0.3"/>\n'
+    s += '  <material name="body" restitution="0.2" static_friction="0.3" dynamic_friction="0.3"/>\n'
+    verts = []
+    for i in range(n + 1):
+        for j in range(n + 1):
+            x, y = (i - 0.5 * n) * cell, (j - 0.5 * n) * cell
+            z = amp * (math.sin(1.3 * x) * math.cos(0.9 * y) + 0.5 * math.sin(2.1 * y + 0.4 * x))
+            verts.append(vec(round(x, 6), round(y, 6), round(z, 6)))
+    tris = []
+    for i in range(n):
+        for j in range(n):
+            a = i * (n + 1) + j
+            b, c = a + 1, a + n + 1
+            tris.append(f"{a} {c} {b} {b} {c} {c + 1}")
+    s += ('  <body name="terrain" type="static">\n'
+          f'    <trimesh material="ground" vertices="{" ".join(verts)}" triangles="{" ".join(tris)}"/>\n  </body>\n')
+    shapes = [
+        '<box half_extents="0.3 0.2 0.15" density="500" material="body"/>',
+        '<sphere radius="0.25" density="500" material="body"/>',
+        '<capsule radius="0.12" half_length="0.3" density="500" material="body"/>',
+        '<cylinder radius="0.3" half_length="0.1" density="500" material="body"/>',
+        '<box half_extents="0.5 0.05 0.25" density="500" material="body"/>',
+        '<hull points="-0.2 -0.15 -0.1 0.25 -0.1 -0.12 0.05 0.2 -0.1 -0.1 0.1 0.2 0.2 0.1 0.15 0 -0.2 0.12" density="500" material="body"/>',
+    ]
+    for k in range(12):
+        x, y = -3.0 + 2.0 * (k % 4), -2.0 + 2.0 * (k // 4)
+        z = 1.5 + 0.2 * k
+        s += (f'  <body name="b{k}" type="dynamic" position="{vec(x, y, z)}" rotation_axis_angle="{vec(1, k % 3, 1, 0.3 * k)}" '
+              f'angular_velocity="{vec(0.5 * (k % 5), -1.0, 0.3 * k)}">\n    {shapes[k % len(shapes)]}\n  </body>\n')
+    return s + "</ibdyn>\n"
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenes")
     for name, text in [("pyramid20", pyramid20()), ("dominoes", dominoes()), ("inclined_plane", inclined_plane()),
                        ("cradle", cradle()), ("tippe_top", tippe_top()), ("wall252", wall252(False)),
-                       ("wall252_shock", wall252(True)), ("funnel1000", funnel1000())]:
+                       ("wall252_shock", wall252(True)), ("funnel1000", funnel1000()), ("terrain", terrain())]:
         sub = "large" if name.startswith(("pyramid", "wall", "funnel")) else ""  # slow scenes: not in cli.sh's 5-step run
         os.makedirs(os.path.join(out, sub), exist_ok=True)
         with open(os.path.join(out, sub, name + ".xml"), "w") as f:
