@@ -95,15 +95,18 @@ int ib_trimesh_triangle_contact(const ibTriMeshGeom* t, int tri, ibVec3 p, const
 	double size = 0.0;
 	for (int i = 0; i < 3; ++i) T.v[i] = ibAdd(p, ibMat3_MulV(*R, t->vertices[ix[i]]));
 	for (int i = 0; i < 3; ++i) size = fmax(size, ibLength(ibSub(T.v[(i + 1) % 3], T.v[i])));
+	ibVec3 f = ibCross(ibSub(T.v[1], T.v[0]), ibSub(T.v[2], T.v[0]));
+	double fl = ibLength(f);
+	T.f = fl > 0.0 ? ibScale(1.0 / fl, f) : IB_VEC3_ZERO;
+	/* in front of the face's plane by more than the tolerance: farther than that from the triangle (the
+	 * valleys under a body resting on a terrain: a support point instead of a GJK run) */
+	if (fl > 0.0 && ibDot(T.f, ib_convex_support(c, ibNeg(T.f))) - ibDot(T.f, T.v[0]) > tolerance) return 0;
 	ibConvex tc = ib_convex_make(IB_CONVEX_HULL, IB_VEC3_ZERO, IB_QUAT_IDENTITY);
 	tc.vertices = T.v;
 	tc.vertexCount = 3;
 	int n = ib_manifold_build(c, &tc, tolerance, NULL, out); /* normal from the triangle (B) to c (A) */
 	if (n <= 0) return 0;
-	ibVec3 f = ibCross(ibSub(T.v[1], T.v[0]), ibSub(T.v[2], T.v[0]));
-	double fl = ibLength(f);
 	if (!(fl > 0.0)) return n; /* degenerate triangle: no face to go by */
-	T.f = ibScale(1.0 / fl, f);
 	T.tol = fmax(1e-9, 1e-7 * size);
 	ibVec3 N = ibNormalize(out->normal);
 	if (ibDot(N, T.f) >= cos(IB_TRI_SLACK) || region_allowed(t, tri, &T, out, N)) return n;
