@@ -54,14 +54,20 @@ static void make_grid(Grid* g, int n, double cell, double amp)
 		}
 }
 
-static const ibTriMeshGeom* mesh_of(ibShapeId id, const ibBody** body, const ibShape** shape)
+/* The library's shape and body behind a shape id. */
+static const ibShape* shape_of(ibShapeId id, const ibBody** body)
 {
 	ibWorld* w;
 	const ibShape* s = ib_shape_get(id, &w);
 	assert_non_null(s);
 	*body = &w->bodies[s->body];
-	*shape = s;
-	return s->trimesh;
+	return s;
+}
+
+static const ibTriMeshGeom* mesh_of(ibShapeId id, const ibBody** body, const ibShape** shape)
+{
+	*shape = shape_of(id, body);
+	return (*shape)->trimesh;
 }
 
 static ibShapeId mesh_shape(ibWorldId w, const ibVec3* v, int nv, const int* idx, int nt)
@@ -124,9 +130,7 @@ static double check_up(ibShapeId meshId, ibShapeId bodyShape, double tol)
 	const ibBody *mb, *bb;
 	const ibShape *ms, *bs;
 	mesh_of(meshId, &mb, &ms);
-	ibWorld* w;
-	bs = ib_shape_get(bodyShape, &w);
-	bb = &w->bodies[bs->body];
+	bs = shape_of(bodyShape, &bb);
 	double deepest = INFINITY;
 	for (int order = 0; order < 2; ++order) {
 		ibManifold out[16];
@@ -160,13 +164,8 @@ static void test_flat_mesh_face_normals(void** state)
 	ibQuat q = ibQuatMul(ibQuatFromAxisAngle(ibV3(1, 0, 0), 0.05), ibQuatFromAxisAngle(ibV3(0, 0, 1), 0.4));
 	ibBodyId box = tu_new_body(w, IB_BODY_DYNAMIC, ibV3(0.02, -0.01, 0.0), q);
 	ibShapeId bs = ibCreateBoxShape(box, &sd, &(ibBox){{0.3, 0.2, 0.15}});
-	ibVec3 lowest = IB_VEC3_ZERO; /* its deepest corner: the box's centre height set to put it at -3 cm */
-	double minz = INFINITY;
-	for (int c = 0; c < 8; ++c) {
-		ibVec3 l = ibV3(c & 1 ? 0.3 : -0.3, c & 2 ? 0.2 : -0.2, c & 4 ? 0.15 : -0.15), p = ibRotate(q, l);
-		if (p.z < minz) minz = p.z, lowest = p;
-	}
-	(void)lowest;
+	double minz = INFINITY; /* its deepest corner below its centre: the centre is set to put it at -3 cm */
+	for (int c = 0; c < 8; ++c) minz = fmin(minz, ibRotate(q, ibV3(c & 1 ? 0.3 : -0.3, c & 2 ? 0.2 : -0.2, c & 4 ? 0.15 : -0.15)).z);
 	assert_int_equal(ibBody_SetTransform(box, ibV3(0.02, -0.01, -0.03 - minz), q), IB_OK);
 	assert_true(fabs(check_up(mesh, bs, 1e-3) + 0.03) < 1e-9);
 	/* a thin plate standing on its 0.6 m x 0.02 m end, 5 cm deep (its side is nearer than its end) */
@@ -196,9 +195,7 @@ static void test_ridge_keeps_edge_normal(void** state)
 	const ibBody *mb, *bb;
 	const ibShape *ms, *bs;
 	mesh_of(mesh, &mb, &ms);
-	ibWorld* iw;
-	bs = ib_shape_get(bl, &iw);
-	bb = &iw->bodies[bs->body];
+	bs = shape_of(bl, &bb);
 	ibManifold out[4];
 	int k = ib_shape_pair_collide(bb, bs, mb, ms, 1e-3, NULL, out, 4);
 	assert_true(k >= 1);
@@ -236,9 +233,7 @@ static void test_peak_into_box_face(void** state)
 	ibVec3 c = ibSub(ibV3(0, 0, 0.1), ibScale(0.1 - 1e-3, down)); /* the peak 1 mm into the bottom face */
 	ibBodyId box = tu_new_body(w, IB_BODY_DYNAMIC, c, q);
 	ibShapeId bsId = ibCreateBoxShape(box, &sd, &(ibBox){{0.3, 0.3, 0.1}});
-	ibWorld* iw;
-	bs = ib_shape_get(bsId, &iw);
-	bb = &iw->bodies[bs->body];
+	bs = shape_of(bsId, &bb);
 	ibManifold out[8];
 	int k = ib_shape_pair_collide(bb, bs, mb, ms, 1e-4, NULL, out, 8);
 	int atPeak = 0;

@@ -308,8 +308,6 @@ static bool entry_matches(const ibPairEntry* e, ibShapeId a, ibShapeId b)
 	return IB_ID_EQUALS(e->idA, a) && IB_ID_EQUALS(e->idB, b);
 }
 
-#define IB_PAIR_MANIFOLDS 16
-
 /* The slot's convex view is the shape's at its current pose (or the shape is a plane / triangle mesh,
  * which has none). */
 static bool view_ok(const ibShapeSlot* sl, const ibShape* s)

@@ -66,6 +66,8 @@ ibAABB ib_shape_world_aabb(const ibBody* b, const ibShape* s);
 typedef struct ibPairCache {
 	ibGjkCache gjk;
 } ibPairCache;
+/* Most manifolds the pipeline takes of one shape pair (a triangle mesh: one per touching triangle). */
+#define IB_PAIR_MANIFOLDS 16
 /* Contact manifolds of a shape pair (phases 2-3): writes up to capacity manifolds (convex pairs 0 or 1;
  * a triangle mesh one per touching triangle) and returns how many. */
 int ib_shape_pair_collide(const ibBody* ba, const ibShape* sa, const ibBody* bb, const ibShape* sb, double tolerance,

@@ -159,21 +159,20 @@ typedef struct trimeshVisit {
 	const ibConvex* convex;
 	ibVec3 p; /* mesh pose */
 	ibMat3 R;
-	bool meshIsA;
 	double tolerance;
 	ibManifold* out;
 	int capacity, count;
 } trimeshVisit;
 
 /* True if a region of an earlier triangle of this pair has the point (a shape vertex over a shared edge
- * is over both triangles) with the same normal. */
+ * is over both triangles) with the same normal; the regions have the convex first. */
 static bool seen_point(const trimeshVisit* v, ibVec3 normal, ibVec3 onConvex)
 {
 	for (int j = 0; j < v->count; ++j) {
 		const ibManifold* o = &v->out[j];
-		if (ibDot(v->meshIsA ? ibNeg(o->normal) : o->normal, normal) < 1.0 - 1e-9) continue;
+		if (ibDot(o->normal, normal) < 1.0 - 1e-9) continue;
 		for (int q = 0; q < o->pointCount; ++q)
-			if (ibLengthSq(ibSub(v->meshIsA ? o->points[q].pointB : o->points[q].pointA, onConvex)) <= 1e-18) return true;
+			if (ibLengthSq(ibSub(o->points[q].pointA, onConvex)) <= 1e-18) return true;
 	}
 	return false;
 }
@@ -183,20 +182,11 @@ static bool visit_triangle(void* ctx, int tri)
 	trimeshVisit* v = ctx;
 	ibManifold* m = &v->out[v->count];
 	if (ib_trimesh_triangle_contact(v->mesh, tri, v->p, &v->R, v->convex, v->tolerance, m) <= 0) return true;
-	int keep = 0; /* m: A the convex, normal from the mesh to it */
+	int keep = 0;
 	for (int i = 0; i < m->pointCount; ++i)
 		if (!seen_point(v, m->normal, m->points[i].pointA)) m->points[keep++] = m->points[i];
 	m->pointCount = keep;
-	if (keep == 0) return true;
-	if (v->meshIsA) { /* the mesh first: normal from the convex (B) to the mesh (A) */
-		m->normal = ibNeg(m->normal);
-		for (int i = 0; i < m->pointCount; ++i) {
-			ibVec3 t = m->points[i].pointA;
-			m->points[i].pointA = m->points[i].pointB;
-			m->points[i].pointB = t;
-		}
-	}
-	v->count++;
+	if (keep > 0) v->count++;
 	return v->count < v->capacity;
 }
 
@@ -215,8 +205,18 @@ static int collide_trimesh(const ibConvex* c, const ibBody* bm, const ibShape* s
 	local.R = ibMat3_FromQuat(local.rotation);
 	local.cornersValid = false; /* other pose */
 	ibAABB box = ib_aabb_fatten(ib_convex_aabb(&local), tolerance);
-	trimeshVisit v = {sm->trimesh, c, p, ibMat3_FromQuat(q), meshIsA, tolerance, out, capacity, 0};
+	trimeshVisit v = {sm->trimesh, c, p, ibMat3_FromQuat(q), tolerance, out, capacity, 0};
 	ib_trimesh_query_aabb(sm->trimesh, box, visit_triangle, &v);
+	if (meshIsA) /* the mesh first: normal from the convex (B) to the mesh (A) */
+		for (int j = 0; j < v.count; ++j) {
+			ibManifold* m = &out[j];
+			m->normal = ibNeg(m->normal);
+			for (int i = 0; i < m->pointCount; ++i) {
+				ibVec3 t = m->points[i].pointA;
+				m->points[i].pointA = m->points[i].pointB;
+				m->points[i].pointB = t;
+			}
+		}
 	return v.count;
 }
 

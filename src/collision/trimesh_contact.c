@@ -25,10 +25,31 @@
 #define IB_TRI_SLACK 1e-3
 
 typedef struct Tri {
-	ibVec3 v[3]; /* world vertices */
-	ibVec3 f;    /* unit front normal */
-	double tol;  /* distance within which a point is on an edge (m) */
+	ibVec3 v[3];   /* vertices */
+	ibVec3 f;      /* unit front normal */
+	ibVec3 d[3];   /* unit direction of edge k (vertex k to k + 1) */
+	ibVec3 out[3]; /* in the face's plane, away from the triangle across edge k */
+	double tol;    /* distance within which a point is on an edge (m) */
 } Tri;
+
+/* The frame of the triangle a, b, c; false if it is degenerate (no normal). */
+static bool tri_init(Tri* T, ibVec3 a, ibVec3 b, ibVec3 c)
+{
+	T->v[0] = a, T->v[1] = b, T->v[2] = c;
+	ibVec3 f = ibCross(ibSub(b, a), ibSub(c, a));
+	double fl = ibLength(f), size = 0.0;
+	if (!(fl > 0.0)) return false;
+	T->f = ibScale(1.0 / fl, f);
+	for (int k = 0; k < 3; ++k) {
+		ibVec3 e = ibSub(T->v[(k + 1) % 3], T->v[k]);
+		double l = ibLength(e);
+		size = fmax(size, l);
+		T->d[k] = ibScale(1.0 / l, e);
+		T->out[k] = ibCross(T->d[k], T->f);
+	}
+	T->tol = fmax(1e-9, 1e-7 * size);
+	return true;
+}
 
 /* Angle of the unit vector x in the plane of f and e from f towards e (x is assumed to lie in it). */
 static double arc(ibVec3 x, ibVec3 f, ibVec3 e) { return atan2(ibDot(x, e), ibDot(x, f)); }
@@ -42,21 +63,15 @@ static bool edge_allows(const ibTriMeshGeom* t, int tri, const Tri* T, int k, ib
 	uint8_t kind = t->edgeKind[3 * tri + k];
 	if (kind == IB_TRI_EDGE_FLAT) return false;
 	if (kind == IB_TRI_EDGE_CONVEX) return ibDot(N, T->f) >= cos(t->bend[tri] + IB_TRI_SLACK);
-	ibVec3 d = ibNormalize(ibSub(T->v[(k + 1) % 3], T->v[k]));
-	ibVec3 out = ibCross(d, T->f); /* in the face's plane, away from the triangle */
-	ibVec3 np = ibMulAdd(N, -ibDot(N, d), d);
+	ibVec3 np = ibMulAdd(N, -ibDot(N, T->d[k]), T->d[k]);
 	double l = ibLength(np);
 	if (!(l > 0.0)) return false;
-	double a = arc(ibScale(1.0 / l, np), T->f, out);
+	double a = arc(ibScale(1.0 / l, np), T->f, T->out[k]);
 	return a >= -IB_TRI_SLACK && a <= 0.5 * IB_PI + IB_TRI_SLACK;
 }
 
 /* Signed distance of q from edge k's line inside the face's plane (> 0: inside the triangle). */
-static double inside_by(const Tri* T, int k, ibVec3 q)
-{
-	ibVec3 d = ibNormalize(ibSub(T->v[(k + 1) % 3], T->v[k]));
-	return ibDot(ibSub(q, T->v[k]), ibCross(T->f, d));
-}
+static double inside_by(const Tri* T, int k, ibVec3 q) { return -ibDot(ibSub(q, T->v[k]), T->out[k]); }
 
 /* True if every point of the region touches an edge (or a vertex of one) whose normal cone holds N. */
 static bool region_allowed(const ibTriMeshGeom* t, int tri, const Tri* T, const ibManifold* m, ibVec3 N)
@@ -90,24 +105,20 @@ int ib_trimesh_triangle_contact(const ibTriMeshGeom* t, int tri, ibVec3 p, const
                                 double tolerance, ibManifold* out)
 {
 	out->pointCount = 0;
-	Tri T;
 	const int* ix = t->indices + 3 * tri;
-	double size = 0.0;
-	for (int i = 0; i < 3; ++i) T.v[i] = ibAdd(p, ibMat3_MulV(*R, t->vertices[ix[i]]));
-	for (int i = 0; i < 3; ++i) size = fmax(size, ibLength(ibSub(T.v[(i + 1) % 3], T.v[i])));
-	ibVec3 f = ibCross(ibSub(T.v[1], T.v[0]), ibSub(T.v[2], T.v[0]));
-	double fl = ibLength(f);
-	T.f = fl > 0.0 ? ibScale(1.0 / fl, f) : IB_VEC3_ZERO;
+	ibVec3 v[3];
+	for (int i = 0; i < 3; ++i) v[i] = ibAdd(p, ibMat3_MulV(*R, t->vertices[ix[i]]));
+	Tri T;
+	const bool face = tri_init(&T, v[0], v[1], v[2]);
 	/* in front of the face's plane by more than the tolerance: farther than that from the triangle (the
 	 * valleys under a body resting on a terrain: a support point instead of a GJK run) */
-	if (fl > 0.0 && ibDot(T.f, ib_convex_support(c, ibNeg(T.f))) - ibDot(T.f, T.v[0]) > tolerance) return 0;
+	if (face && ibDot(T.f, ib_convex_support(c, ibNeg(T.f))) - ibDot(T.f, v[0]) > tolerance) return 0;
 	ibConvex tc = ib_convex_make(IB_CONVEX_HULL, IB_VEC3_ZERO, IB_QUAT_IDENTITY);
-	tc.vertices = T.v;
+	tc.vertices = v;
 	tc.vertexCount = 3;
 	int n = ib_manifold_build(c, &tc, tolerance, NULL, out); /* normal from the triangle (B) to c (A) */
 	if (n <= 0) return 0;
-	if (!(fl > 0.0)) return n; /* degenerate triangle: no face to go by */
-	T.tol = fmax(1e-9, 1e-7 * size);
+	if (!face) return n; /* degenerate triangle: no face to go by */
 	ibVec3 N = ibNormalize(out->normal);
 	if (ibDot(N, T.f) >= cos(IB_TRI_SLACK) || region_allowed(t, tri, &T, out, N)) return n;
 	return face_region(&T, c, tolerance, out);
@@ -127,11 +138,7 @@ static bool face_visit(void* ctx, int tri)
 	FaceQuery* q = ctx;
 	const int* ix = q->t->indices + 3 * tri;
 	Tri T;
-	for (int i = 0; i < 3; ++i) T.v[i] = q->t->vertices[ix[i]];
-	ibVec3 f = ibCross(ibSub(T.v[1], T.v[0]), ibSub(T.v[2], T.v[0]));
-	double fl = ibLength(f);
-	if (!(fl > 0.0)) return true;
-	T.f = ibScale(1.0 / fl, f);
+	if (!tri_init(&T, q->t->vertices[ix[0]], q->t->vertices[ix[1]], q->t->vertices[ix[2]])) return true;
 	double off = ibDot(T.f, T.v[0]);
 	if (fabs(ibDot(T.f, q->l) - off) > q->tol) return true;
 	for (int k = 0; k < 3; ++k)

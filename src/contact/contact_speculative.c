@@ -41,8 +41,6 @@
 #include "collision/collision_world.h"
 #include "contact/contact_internal.h"
 
-#define IB_SPEC_MANIFOLDS 16 /* manifolds of one pair: a convex has 1, a triangle mesh one per triangle */
-
 /* Smallest (lo) and largest (hi) half size of a shape (m); +inf for a plane and a triangle mesh. For other shapes from the
  * world AABB: a quarter of its smallest extent, half its largest. */
 static void half_sizes(const ibWorld* w, const ibShape* s, double* lo, double* hi)
@@ -209,8 +207,8 @@ static bool near_pair(ibWorld* w, void* ctx, int32_t sa, int32_t sb)
 	if (!(margin > x->eps) || apart_by(w, pa, pb, margin)) return true;
 	ibContactPair pr;
 	pr.shapeA = sa, pr.shapeB = sb, pr.bodyA = pa->body, pr.bodyB = pb->body;
-	ibManifold m[IB_SPEC_MANIFOLDS];
-	int mc = ib_shape_pair_collide(&w->bodies[pa->body], pa, &w->bodies[pb->body], pb, margin, NULL, m, IB_SPEC_MANIFOLDS);
+	ibManifold m[IB_PAIR_MANIFOLDS];
+	int mc = ib_shape_pair_collide(&w->bodies[pa->body], pa, &w->bodies[pb->body], pb, margin, NULL, m, IB_PAIR_MANIFOLDS);
 	if (mc < 1) return true;
 	int32_t first = cs->count;
 	for (int q = 0; q < mc; ++q) { /* one per triangle of a mesh */
@@ -345,8 +343,8 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 		if (!(margin > 2.0 * eps)) continue;
 		if (flat_resting_face(w, cs, first, last, pa, pb, h, eps)) continue;
 		const ibBody *x = &w->bodies[pa->body], *y = &w->bodies[pb->body];
-		ibManifold ms[IB_SPEC_MANIFOLDS];
-		int mc = ib_shape_pair_collide(x, pa, y, pb, margin, NULL, ms, IB_SPEC_MANIFOLDS);
+		ibManifold ms[IB_PAIR_MANIFOLDS];
+		int mc = ib_shape_pair_collide(x, pa, y, pb, margin, NULL, ms, IB_PAIR_MANIFOLDS);
 		for (int q = 0; q < mc; ++q) { /* one per triangle of a mesh */
 			if (!add_region(w, cs, first, last, mine, &ms[q], eps, same2)) return false;
 		}
