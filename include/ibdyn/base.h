@@ -1,5 +1,5 @@
 /* ibdyn — impulse-based dynamic simulation of multibody systems.
- * base.h: version, export macro, result codes, allocator and log hooks. */
+ * base.h: version, export macro, result codes, allocator, log and task hooks. */
 #ifndef IBDYN_BASE_H
 #define IBDYN_BASE_H
 
@@ -65,6 +65,20 @@ typedef void ibFreeFn(void* ptr, size_t size, void* ctx);
 typedef enum ibLogLevel { IB_LOG_DEBUG, IB_LOG_INFO, IB_LOG_WARNING, IB_LOG_ERROR } ibLogLevel;
 /** Log hook, called with a complete message (no trailing newline). ctx is ibWorldDef.logContext. */
 typedef void ibLogFn(ibLogLevel level, const char* message, void* ctx);
+
+/** Largest ibWorldDef.workerCount. */
+#define IB_MAX_WORKERS 64
+
+/** Task body: runs items [startIndex, endIndex) of a parallel loop; workerIndex < ibWorldDef.workerCount
+ * says which worker runs it (two ranges running at the same time must get different worker indices). */
+typedef void ibTaskFn(int32_t startIndex, int32_t endIndex, uint32_t workerIndex, void* taskContext);
+/** Task hook: run task over the items [0, itemCount) in ranges of at least minRange items, on any threads, and
+ * return a handle for ibFinishTaskFn (or NULL after running all of it before returning). taskContext goes to
+ * task; ctx is ibWorldDef.taskContext. The step's results do not depend on the split (each item is
+ * independent and written by its range only). */
+typedef void* ibEnqueueTaskFn(ibTaskFn* task, int32_t itemCount, int32_t minRange, void* taskContext, void* ctx);
+/** Waits until the task behind userTask (from ibEnqueueTaskFn, not NULL) has run all its items. */
+typedef void ibFinishTaskFn(void* userTask, void* ctx);
 
 #ifdef __cplusplus
 }

@@ -163,6 +163,12 @@ typedef struct ibWorldDef {
 	void* allocContext;        /**< passed to the allocator hooks */
 	ibLogFn* logFn;            /**< log hook (NULL = silent) */
 	void* logContext;          /**< passed to logFn */
+	ibEnqueueTaskFn* enqueueTask; /**< task hook (NULL = everything on the calling thread); set with finishTask.
+	                               *   Used by the free motion of the bodies (integration); the contact and joint
+	                               *   loops are serial Gauss-Seidel sweeps (README "Task hooks") */
+	ibFinishTaskFn* finishTask;   /**< waits for a task from enqueueTask */
+	void* taskContext;            /**< passed to the task hooks */
+	int workerCount;              /**< number of distinct worker indices the task hook uses, 1..IB_MAX_WORKERS (default 1) */
 	void* userData;            /**< user pointer, returned by ibWorld_GetUserData */
 	int internalValue;         /**< set by ibDefaultWorldDef; used to detect uninitialised defs */
 } ibWorldDef;

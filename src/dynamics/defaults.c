@@ -63,6 +63,7 @@ ibWorldDef ibDefaultWorldDef(void)
 	d.gravity = ibV3(0.0, 0.0, -9.81);
 	d.solver = ibDefaultSolverSettings();
 	d.collision = ibDefaultCollisionSettings();
+	d.workerCount = 1;
 	d.internalValue = IB_DEF_MAGIC;
 	return d;
 }

@@ -51,24 +51,59 @@ static bool ensure_snapshots(ibWorld* w, int levels)
 	return true;
 }
 
-static void integrate_all(ibWorld* w, double h)
+/* The free motion of one body over h (digest §21 item 7). Touches only the body (and reads the joints'
+ * prediction), so the bodies may be integrated in parallel; *sub: the integrator's sub-step count. */
+static void integrate_one(ibWorld* w, ibBody* b, int32_t i, double h, int* sub)
 {
-	for (int32_t i = 0; i < w->bodyHigh; ++i) {
+	ibRigidState next;
+	if (ib_joints_predicted_state(w, i, h, &next, &b->R)) { /* the joint correction's prediction, if current */
+		b->st = next;
+		ib_body_update_inertia(b); /* b->R: the prediction's, of the same q */
+	} else {
+		ib_integrate_body(w, b, h, &next, &b->substepHint, sub);
+		b->st = next;
+		ib_body_update_derived(b);
+	}
+	b->userPoseExact = false;
+}
+
+typedef struct IntegrateTask {
+	ibWorld* w;
+	double h;
+} IntegrateTask;
+
+static void integrate_range(int32_t start, int32_t end, uint32_t worker, void* ctx)
+{
+	IntegrateTask* t = ctx;
+	ibWorld* w = t->w;
+	int most = 0;
+	for (int32_t i = start; i < end; ++i) {
 		ibBody* b = &w->bodies[i];
 		if (!b->inUse || b->type == IB_BODY_STATIC || b->sleeping) continue; /* sleeping: not integrated */
 		int sub = 1;
-		ibRigidState next;
-		if (ib_joints_predicted_state(w, i, h, &next, &b->R)) { /* the joint correction's prediction, if current */
-			b->st = next;
-			ib_body_update_inertia(b); /* b->R: the prediction's, of the same q */
-		} else {
-			ib_integrate_body(w, b, h, &next, &b->substepHint, &sub);
-			b->st = next;
-			ib_body_update_derived(b);
-		}
-		b->userPoseExact = false;
-		if (sub > w->stats.integratorSubsteps) w->stats.integratorSubsteps = sub;
+		integrate_one(w, b, i, t->h, &sub);
+		if (sub > most) most = sub;
 	}
+	int k = worker < (uint32_t)w->workerCount ? (int)worker : 0;
+	if (most > w->workerSubsteps[k]) w->workerSubsteps[k] = most;
+}
+
+/* [IMPL] With the world's task hooks the bodies are integrated in ranges of IB_TASK_MIN_BODIES on the
+ * user's workers; the result is the same bit for bit (each body is integrated alone). */
+#define IB_TASK_MIN_BODIES 64
+
+static void integrate_all(ibWorld* w, double h)
+{
+	IntegrateTask t = {w, h};
+	for (int k = 0; k < w->workerCount; ++k) w->workerSubsteps[k] = 0;
+	if (w->enqueueTask && w->bodyHigh >= 2 * IB_TASK_MIN_BODIES) {
+		void* task = w->enqueueTask(integrate_range, w->bodyHigh, IB_TASK_MIN_BODIES, &t, w->taskContext);
+		if (task) w->finishTask(task, w->taskContext);
+	} else {
+		integrate_range(0, w->bodyHigh, 0, &t);
+	}
+	for (int k = 0; k < w->workerCount; ++k)
+		if (w->workerSubsteps[k] > w->stats.integratorSubsteps) w->stats.integratorSubsteps = w->workerSubsteps[k];
 	ib_soft_integrate(w, h);
 	w->poseEpoch++;
 }

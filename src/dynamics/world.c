@@ -78,6 +78,14 @@ ibResult ibValidateWorldDef(const ibWorldDef* def, char* msg, size_t n)
 		if (msg) snprintf(msg, n, "allocFn and freeFn must be set together");
 		return IB_ERR_INVALID_ARGUMENT;
 	}
+	if (!def->enqueueTask != !def->finishTask) {
+		if (msg) snprintf(msg, n, "enqueueTask and finishTask must be set together");
+		return IB_ERR_INVALID_ARGUMENT;
+	}
+	if (def->workerCount < 1 || def->workerCount > IB_MAX_WORKERS) {
+		if (msg) snprintf(msg, n, "workerCount must be in 1..%d (got %d)", IB_MAX_WORKERS, def->workerCount);
+		return IB_ERR_INVALID_ARGUMENT;
+	}
 	ibResult r = ib_validate_collision(&def->collision, msg, n);
 	if (r != IB_OK) return r;
 	return ib_validate_solver(&def->solver, msg, n);
@@ -112,6 +120,10 @@ ibWorldId ibCreateWorld(const ibWorldDef* def)
 	w->logFn = def->logFn;
 	w->logContext = def->logContext;
 	w->userData = def->userData;
+	w->enqueueTask = def->enqueueTask;
+	w->finishTask = def->finishTask;
+	w->taskContext = def->taskContext;
+	w->workerCount = def->workerCount;
 	w->gravity = def->gravity;
 	w->solver = def->solver;
 	w->bodyFree = IB_NULL_INDEX;

@@ -102,6 +102,11 @@ struct ibWorld {
 	ibLogFn* logFn;
 	void* logContext;
 	void* userData;
+	ibEnqueueTaskFn* enqueueTask; /* task hooks (NULL: serial), ibWorldDef */
+	ibFinishTaskFn* finishTask;
+	void* taskContext;
+	int workerCount;
+	int workerSubsteps[IB_MAX_WORKERS]; /* per worker: the largest integrator sub-step count of a task */
 	ibVec3 gravity;
 	ibSolverSettings solver;
 	double time;
