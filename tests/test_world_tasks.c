@@ -77,7 +77,7 @@ static void* thread_enqueue(ibTaskFn* task, int32_t count, int32_t minRange, voi
 	Sys* s = ctx;
 	++s->tasks;
 	ThreadTask* tt = calloc(1, sizeof *tt);
-	if (!tt) return NULL;
+	if (!tt) fail_msg("out of memory in the test's task system"); /* NULL would mean: all ran */
 	int32_t per = (count + s->workers - 1) / s->workers;
 	if (per < minRange) per = minRange;
 	for (int32_t a = 0; a < count && tt->n < s->workers; a += per) {
