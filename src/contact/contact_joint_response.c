@@ -93,7 +93,10 @@ static void restore(ibWorld* w, const ibContactJointResponse* r, int32_t n, cons
 
 static void sweep(ibWorld* w, double tol)
 {
-	for (int it = 0; it < PROBE_SWEEPS && ib_joints_response_sweep(w, tol); ++it) {}
+	for (int it = 0; it < PROBE_SWEEPS; ++it) {
+		bool a = ib_limits_response_sweep(w, tol), b = ib_joints_response_sweep(w, tol);
+		if (!a && !b) break;
+	}
 }
 
 static void touch(ibWorld* w, ibContactJointResponse* r, int32_t i, uint8_t m, int32_t* n)
@@ -159,7 +162,10 @@ void ib_contact_joints_follow(ibWorld* w, double h, bool position)
 	 * on linearly. Position sweeps alone, on predicted rotations, did not: a leg pushed sideways by a
 	 * K_eff-sized friction impulse at its contact (14 N s at 0.1 m on a 1 kg sphere) kept spinning at
 	 * 233 rad/s inside its fixed joint, whose predicted rotation error stayed at 1.1e-6 rad. */
-	for (int it = 0; it < IB_CONTACT_JOINT_SWEEPS && ib_joints_velocity_sweep(w); ++it) {}
+	for (int it = 0; it < IB_CONTACT_JOINT_SWEEPS; ++it) {
+		bool a = ib_limits_follow_sweep(w, position ? h : 0.0), b = ib_joints_velocity_sweep(w);
+		if (!a && !b) break;
+	}
 	if (position)
 		for (int it = 0; it < IB_CONTACT_JOINT_SWEEPS && ib_joints_position_sweep(w, h); ++it) {}
 }

@@ -239,6 +239,8 @@ void ib_limits_position_correction(ibWorld* w, double h);
 void ib_limits_velocity_correction(ibWorld* w, double h);
 bool ib_limits_position_sweep(ibWorld* w, double h);
 bool ib_limits_velocity_sweep(ibWorld* w);
+bool ib_limits_response_sweep(ibWorld* w, double tol);
+bool ib_limits_follow_sweep(ibWorld* w, double h);
 
 /* joint_limit_ball.c: swing cone and twist limits of ball joints, the same one-sided rows */
 ibResult ib_ball_limit_validate(ibWorld* w, const ibJointDef* d);

@@ -42,6 +42,10 @@ void ib_limits_count(ibJointStore* st)
 		if (st->joints[i].inUse && (st->joints[i].def.enableLimit || ib_ball_limited(&st->joints[i]))) st->limitCount++;
 }
 
+/* [IMPL] a limit within this many times its tolerance of its stop counts as at it for the contact points' joint
+ * response (ib_limits_response_sweep, ib_limits_follow_sweep) */
+#define IB_LIMIT_NEAR 1e3
+
 static bool is_limited(const ibJoint* j) { return j->inUse && j->def.enableLimit; }
 
 /* Coordinate of joint j at the poses pA, pB; *n = world axis, *pb = B's anchor (slider). */
@@ -214,6 +218,80 @@ bool ib_limits_velocity_sweep(ibWorld* w)
 		if (fabs(v - target) > w->solver.velocityTolerance) moved = true;
 	}
 	if (ib_ball_limits_velocity_sweep(w)) moved = true;
+	return moved;
+}
+
+/* A limit row at its stop for the contact points' joint response: its active side in this step (gap 0),
+ * else the side whose stop the coordinate at the current poses is within IB_LIMIT_NEAR tolerances of (gap:
+ * its distance, >= 0 inside the range); v = side * the coordinate's rate, k its response. False if none. */
+typedef struct StopRow {
+	ibVec3 n, pb;
+	double gap, v, k;
+	int8_t side;
+} StopRow;
+
+static bool at_stop(const ibWorld* w, const ibJoint* j, StopRow* r)
+{
+	r->gap = 0.0;
+	if (!is_limited(j)) return false;
+	ibPose pA = current_pose(w, j->def.bodyA.index1), pB = current_pose(w, j->def.bodyB.index1);
+	double x = coordinate(w, j, &pA, &pB, &r->n, &r->pb);
+	r->side = j->limitSide != 0 ? j->limitSide : side_of(j, x, IB_LIMIT_NEAR * tolerance(w, j), &r->gap);
+	if (r->side == 0) return false;
+	r->v = r->side * rate(w, j, r->n, r->pb, &r->k);
+	return r->k > 0.0;
+}
+
+/* The limit rows at their stop (active in this step, or within IB_LIMIT_NEAR tolerances of it) as
+ * equalities for the probes of a contact point's response K_eff (contact_joint_response.c): each drives
+ * its coordinate's rate to zero, without the one-sided clamp and without touching the accumulated
+ * impulses (the probes' velocities are restored). A hinge pressed against its stop passes a contact
+ * impulse on as a rigid joint would; without these rows the probes measured the free hinge's response,
+ * the points kept the free K, and a 1000 kg table on four hinged 1 kg legs at their stops collapsed
+ * (tests/test_contact_joint_response.c). */
+bool ib_limits_response_sweep(ibWorld* w, double tol)
+{
+	ibJointStore* st = w->joints;
+	if (!st || st->limitCount == 0 || st->limitPhase == 0) return false;
+	bool moved = false;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		StopRow r;
+		if (!at_stop(w, j, &r) || !(fabs(r.v) > tol)) continue;
+		int8_t keep = j->limitSide;
+		j->limitSide = r.side; /* apply's direction */
+		apply(w, j, r.n, r.pb, -r.v / r.k);
+		j->limitSide = keep;
+		moved = true;
+	}
+	return moved;
+}
+
+/* The joint sweeps that follow a K_eff impulse in the contact position loop (ib_contact_joints_follow,
+ * phase 1): the limit rows that K_eff held (above) as velocity rows at t0, one-sided on the accumulated
+ * impulse of the joint correction (limitAcc, which the position rows share), an active row to zero rate,
+ * a near one to the rate that closes its gap in h (it becomes active when it pushes). Without them the
+ * velocity sweeps passed a rigid table's impulse to a free hinge; with them but without the accumulator
+ * their pushes could not be taken back, and the 100 kg table jumped by 7 mm. */
+bool ib_limits_follow_sweep(ibWorld* w, double h)
+{
+	ibJointStore* st = w->joints;
+	if (!st || st->limitCount == 0 || st->limitPhase != 1 || !(h > 0.0)) return false;
+	bool moved = false;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		StopRow r;
+		if (!at_stop(w, j, &r)) continue;
+		double target = -fmax(r.gap, 0.0) / h; /* a near row may approach its stop by its gap in this step */
+		if (!(r.v < target || (r.v > target && j->limitAcc > 0.0))) continue;
+		double dL = (target - r.v) / r.k;
+		if (j->limitAcc + dL < 0.0) dL = -j->limitAcc;
+		if (dL == 0.0) continue;
+		j->limitSide = r.side;
+		j->limitAcc += dL;
+		apply(w, j, r.n, r.pb, dL);
+		if (fabs(dL) * r.k > w->solver.velocityTolerance) moved = true;
+	}
 	return moved;
 }
 
