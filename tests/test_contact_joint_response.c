@@ -222,8 +222,8 @@ static void test_table_bounces(void** state)
  * probes of K_eff hold a limit at its stop like the joint's other rows, and the joint sweeps after each
  * K_eff impulse hold it too (joint_limit.c, ib_limits_response_sweep and ib_limits_follow_sweep). Before,
  * the probes saw free hinges (ratio > 1/4: the free K): frictionless, the 100 kg table sank by 4.9 mm
- * and the 1000 kg one diverged; with friction 0.5 the 100 kg table stood only after 125 666 sweeps, none
- * of its steps converged, and the 1000 kg one collapsed by 0.4 m. Measured now: frictionless 2296 / 8486
+ * and the 1000 kg one diverged; with friction 0.5 the 100 kg table stood only after 124 284 sweeps, none
+ * of its steps converged, and the 1000 kg one collapsed by 0.27 m. Measured now: frictionless 2296 / 8486
  * sweeps for 100 / 1000 kg, every step converged, the chassis within 1.5e-6 m; with friction 0.5 at
  * 100 kg 4729 sweeps, all converged. Not yet: 1000 kg with friction (35 of 120 steps unconverged, the
  * legs turning at 0.06 rad/s) and 10 000 kg (frictionless: 15 steps unconverged; with friction it

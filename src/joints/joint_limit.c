@@ -88,11 +88,12 @@ static double rate(const ibWorld* w, const ibJoint* j, ibVec3 n, ibVec3 pb, doub
 	return ibDot(ibSub(ub, ua), n);
 }
 
-static void apply(ibWorld* w, const ibJoint* j, ibVec3 n, ibVec3 pb, double lambda)
+/* The limit impulse lambda of the row on side (+1 lower, -1 upper) along the coordinate's axis n. */
+static void apply(ibWorld* w, const ibJoint* j, int8_t side, ibVec3 n, ibVec3 pb, double lambda)
 {
 	ibBody* A = &w->bodies[j->def.bodyA.index1 - 1];
 	ibBody* B = &w->bodies[j->def.bodyB.index1 - 1];
-	ibVec3 p = ibScale(lambda * j->limitSide, n);
+	ibVec3 p = ibScale(lambda * side, n);
 	if (j->def.type == IB_JOINT_HINGE) {
 		ib_body_apply_angular_impulse(B, p);
 		ib_body_apply_angular_impulse(A, ibNeg(p));
@@ -147,7 +148,7 @@ bool ib_limits_position_sweep(ibWorld* w, double h)
 		if (j->limitAcc + dL < 0.0) dL = -j->limitAcc;
 		if (dL == 0.0) continue;
 		j->limitAcc += dL;
-		apply(w, j, n, pb, dL);
+		apply(w, j, j->limitSide, n, pb, dL);
 		if (fabs(g) > tolerance(w, j)) moved = true;
 	}
 	if (ib_ball_limits_position_sweep(w, h)) moved = true; /* cone and twist rows (joint_limit_ball.c) */
@@ -214,7 +215,7 @@ bool ib_limits_velocity_sweep(ibWorld* w)
 		if (j->limitAccVel + dL < 0.0) dL = -j->limitAccVel;
 		if (dL == 0.0) continue;
 		j->limitAccVel += dL;
-		apply(w, j, n, pb, dL);
+		apply(w, j, j->limitSide, n, pb, dL);
 		if (fabs(v - target) > w->solver.velocityTolerance) moved = true;
 	}
 	if (ib_ball_limits_velocity_sweep(w)) moved = true;
@@ -258,10 +259,7 @@ bool ib_limits_response_sweep(ibWorld* w, double tol)
 		ibJoint* j = &st->joints[i];
 		StopRow r;
 		if (!at_stop(w, j, &r) || !(fabs(r.v) > tol)) continue;
-		int8_t keep = j->limitSide;
-		j->limitSide = r.side; /* apply's direction */
-		apply(w, j, r.n, r.pb, -r.v / r.k);
-		j->limitSide = keep;
+		apply(w, j, r.side, r.n, r.pb, -r.v / r.k);
 		moved = true;
 	}
 	return moved;
@@ -289,7 +287,7 @@ bool ib_limits_follow_sweep(ibWorld* w, double h)
 		if (dL == 0.0) continue;
 		j->limitSide = r.side;
 		j->limitAcc += dL;
-		apply(w, j, r.n, r.pb, dL);
+		apply(w, j, r.side, r.n, r.pb, dL);
 		if (fabs(dL) * r.k > w->solver.velocityTolerance) moved = true;
 	}
 	return moved;
