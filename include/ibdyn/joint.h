@@ -157,8 +157,8 @@ IB_API bool ibJoint_GetLimit(ibJointId joint, double* lower, double* upper);
 IB_API ibResult ibJoint_SetLimitRestitution(ibJointId joint, double restitution);
 /** Restitution of the limit stops (0 if stale). */
 IB_API double ibJoint_GetLimitRestitution(ibJointId joint);
-/** Accumulated limit impulse of the last step (position + velocity correction; N s or N m s, >= 0;
- * 0 while the joint is inside its range). */
+/** Accumulated limit impulse of the last step (position + velocity correction, including the contact loops'
+ * joint sweeps; N s or N m s, >= 0; 0 while the joint is inside its range). */
 IB_API double ibJoint_GetLimitImpulse(ibJointId joint);
 /** Enable/disable the swing cone of a ball joint (half-angles in (0, pi); angle2 = 0: circular). */
 IB_API ibResult ibJoint_SetConeLimit(ibJointId joint, bool enable, double angle, double angle2);

@@ -188,6 +188,7 @@ static void advance(ibWorld* w, double h, int depth)
 	t0 = now_ms();
 	ib_contacts_velocity_correction(w, h);
 	w->stats.contactMs += now_ms() - t0;
+	ib_limits_report(w);
 	/* [IMPL] only the joints' failure redoes the step as halves: a contact loop that stalls (a pile's
 	 * sliding friction cycling) stalls in the halves as well, and the halves' own halves, so wall252's
 	 * steps after the ball's impact ran as 32-144 sub-steps of the whole world (up to 7 s per step);
@@ -225,6 +226,7 @@ static void midpoint_step(ibWorld* w, double h)
 	integrate_all(w, 0.5 * h);
 	ib_joints_velocity_correction(w, h);
 	ib_contacts_velocity_correction(w, h);
+	ib_limits_report(w);
 	w->stats.stepSubdivisions += 1;
 }
 

@@ -244,6 +244,7 @@ void ib_joints_on_body_destroyed(ibWorld* w, int32_t bodyIndex);
 ibResult ib_joints_before_step(ibWorld* w, double h);   /* force modules: springs, motors */
 ibResult ib_joints_position_correction(ibWorld* w, double h);
 ibResult ib_joints_velocity_correction(ibWorld* w, double h);
+void ib_limits_report(ibWorld* w); /* the step's limit impulses, after the contacts' velocity loop (joint_limit.c) */
 /* The state after free motion over h of body i as the joint correction last predicted it (RK4, same
  * state, forces and h: bit-identical to ib_integrate_body) and the rotation matrix of its q
  * (ibMat3_FromQuat's); false if there is none. */

@@ -250,6 +250,13 @@ bool ib_ball_limits_position_sweep(ibWorld* w, double h);
 void ib_ball_limits_velocity_begin(ibWorld* w);
 bool ib_ball_limits_velocity_sweep(ibWorld* w);
 void ib_ball_limits_end(ibWorld* w);
+/* the cone and twist rows in the contact points' joint response and in the joint sweeps that follow a K_eff impulse
+ * (as ib_limits_response_sweep / ib_limits_follow_sweep, which call them) */
+bool ib_ball_limits_response_sweep(ibWorld* w, double tol);
+bool ib_ball_limits_follow_sweep(ibWorld* w, double h);
+/* [IMPL] a limit within this many times its tolerance of its stop counts as at it for the contact points' joint
+ * response (ib_limits_response_sweep, ib_limits_follow_sweep and their ball-joint rows) */
+#define IB_LIMIT_NEAR 1e3
 /* swing angle, twist of joint j at the current poses */
 void ib_ball_swing_twist(const ibWorld* w, const ibJoint* j, double* swing, double* twist);
 

@@ -42,10 +42,6 @@ void ib_limits_count(ibJointStore* st)
 		if (st->joints[i].inUse && (st->joints[i].def.enableLimit || ib_ball_limited(&st->joints[i]))) st->limitCount++;
 }
 
-/* [IMPL] a limit within this many times its tolerance of its stop counts as at it for the contact points' joint
- * response (ib_limits_response_sweep, ib_limits_follow_sweep) */
-#define IB_LIMIT_NEAR 1e3
-
 static bool is_limited(const ibJoint* j) { return j->inUse && j->def.enableLimit; }
 
 /* Coordinate of joint j at the poses pA, pB; *n = world axis, *pb = B's anchor (slider). */
@@ -262,6 +258,7 @@ bool ib_limits_response_sweep(ibWorld* w, double tol)
 		apply(w, j, r.side, r.n, r.pb, -r.v / r.k);
 		moved = true;
 	}
+	if (ib_ball_limits_response_sweep(w, tol)) moved = true; /* cone and twist rows (joint_limit_ball.c) */
 	return moved;
 }
 
@@ -290,7 +287,22 @@ bool ib_limits_follow_sweep(ibWorld* w, double h)
 		apply(w, j, r.side, r.n, r.pb, dL);
 		if (fabs(dL) * r.k > w->solver.velocityTolerance) moved = true;
 	}
+	if (ib_ball_limits_follow_sweep(w, h)) moved = true;
 	return moved;
+}
+
+/* The impulses the limit rows applied in the step (ibJoint_GetLimitImpulse, ibJoint_GetBallLimitImpulses): the
+ * joint correction's and the velocity correction's, including those of the contact loops' joint sweeps, which
+ * run after the joints' own velocity correction (step.c calls this after the contacts' velocity loop) */
+void ib_limits_report(ibWorld* w)
+{
+	ibJointStore* st = w->joints;
+	if (!st || st->limitCount == 0) return;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (is_limited(j)) j->limitImpulse = j->limitAcc + j->limitAccVel;
+	}
+	ib_ball_limits_end(w);
 }
 
 void ib_limits_velocity_correction(ibWorld* w, double h)
@@ -319,9 +331,5 @@ void ib_limits_velocity_correction(ibWorld* w, double h)
 	}
 	if (moved) w->stats.converged = false;
 	w->stats.velocityIterations += it;
-	for (int32_t i = 0; i < st->jointHigh; ++i) {
-		ibJoint* j = &st->joints[i];
-		if (is_limited(j)) j->limitImpulse = j->limitAcc + j->limitAccVel;
-	}
-	ib_ball_limits_end(w);
+	ib_limits_report(w);
 }

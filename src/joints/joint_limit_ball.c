@@ -274,6 +274,83 @@ bool ib_ball_limits_velocity_sweep(ibWorld* w)
 	return moved;
 }
 
+/* A cone or twist row at its stop for the contact points' joint response (as joint_limit.c's at_stop): its
+ * active side in this step (gap 0), else the side whose stop the current poses are within IB_LIMIT_NEAR
+ * angular tolerances of (gap: its distance, >= 0 inside the range); G its gradient, v = G.(wB - wA), k its
+ * response. False if none. */
+typedef struct BallStop {
+	ibVec3 G;
+	double gap, v, k;
+	int8_t side;
+} BallStop;
+
+static bool ball_at_stop(const ibWorld* w, const ibJoint* j, int r, const BallFrame* f, BallStop* s)
+{
+	const ibLimitRow* row = r == 0 ? &j->coneRow : &j->twistRow;
+	s->gap = 0.0;
+	if (!row_enabled(j, r)) return false;
+	s->side = row->side != 0 ? row->side : side_at(j, r, f, IB_LIMIT_NEAR * w->solver.angularTolerance, &s->gap);
+	if (s->side == 0) return false;
+	gap(j, r, f, s->side, &s->G);
+	s->k = response(w, j, s->G);
+	s->v = rate(w, j, s->G);
+	return s->k > 0.0;
+}
+
+/* fn on every cone and twist row at its stop (ball_at_stop); true if some call returned true */
+typedef bool StopFn(ibWorld* w, ibJoint* j, int r, const BallStop* s, double arg);
+
+static bool each_stop(ibWorld* w, StopFn* fn, double arg)
+{
+	ibJointStore* st = w->joints;
+	bool moved = false;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!ib_ball_limited(j)) continue;
+		ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
+		BallFrame f = frame(w, j, &pA, &pB);
+		for (int r = 0; r < 2; ++r) {
+			BallStop s;
+			if (ball_at_stop(w, j, r, &f, &s) && fn(w, j, r, &s, arg)) moved = true;
+		}
+	}
+	return moved;
+}
+
+static bool response_row(ibWorld* w, ibJoint* j, int r, const BallStop* s, double tol)
+{
+	(void)r;
+	if (!(fabs(s->v) > tol)) return false;
+	apply(w, j, s->G, -s->v / s->k);
+	return true;
+}
+
+/* The rows at their stop as equalities for the probes of a contact point's response K_eff
+ * (contact_joint_response.c): each drives its rate to zero, without the clamp and without touching the
+ * accumulated impulses. A leg hanging on a ball joint whose cone holds it passes a contact impulse on as a
+ * rigid joint would; without these rows the probes saw a free ball joint (tests/test_contact_joint_response.c,
+ * the table on ball-jointed legs). */
+bool ib_ball_limits_response_sweep(ibWorld* w, double tol) { return each_stop(w, response_row, tol); }
+
+static bool follow_row(ibWorld* w, ibJoint* j, int r, const BallStop* s, double h)
+{
+	ibLimitRow* row = row_of(j, r);
+	double target = -fmax(s->gap, 0.0) / h;
+	if (!(s->v < target || (s->v > target && row->acc > 0.0))) return false;
+	double dL = (target - s->v) / s->k;
+	if (row->acc + dL < 0.0) dL = -row->acc;
+	if (dL == 0.0) return false;
+	row->side = s->side;
+	row->acc += dL;
+	apply(w, j, s->G, dL);
+	return fabs(dL) * s->k > w->solver.velocityTolerance;
+}
+
+/* The rows that K_eff held, in the joint sweeps after a K_eff impulse of the contact position loop: velocity
+ * rows at t0, one-sided on the joint correction's accumulated impulse (acc); an active row to zero rate, a
+ * near one to the rate that closes its gap in h (as ib_limits_follow_sweep). */
+bool ib_ball_limits_follow_sweep(ibWorld* w, double h) { return each_stop(w, follow_row, h); }
+
 void ib_ball_limits_end(ibWorld* w)
 {
 	ibJointStore* st = w->joints;
