@@ -330,6 +330,5 @@ void ib_limits_velocity_correction(ibWorld* w, double h)
 		moved = ib_joints_velocity_sweep(w); /* limit rows first, then all basic joints */
 	}
 	if (moved) w->stats.converged = false;
-	w->stats.velocityIterations += it;
-	ib_limits_report(w);
+	w->stats.velocityIterations += it; /* the step's impulses are summed after the contacts' loop (ib_limits_report) */
 }

@@ -284,9 +284,9 @@ typedef struct BallStop {
 	int8_t side;
 } BallStop;
 
-static bool ball_at_stop(const ibWorld* w, const ibJoint* j, int r, const BallFrame* f, BallStop* s)
+static bool ball_at_stop(const ibWorld* w, ibJoint* j, int r, const BallFrame* f, BallStop* s)
 {
-	const ibLimitRow* row = r == 0 ? &j->coneRow : &j->twistRow;
+	const ibLimitRow* row = row_of(j, r);
 	s->gap = 0.0;
 	if (!row_enabled(j, r)) return false;
 	s->side = row->side != 0 ? row->side : side_at(j, r, f, IB_LIMIT_NEAR * w->solver.angularTolerance, &s->gap);
