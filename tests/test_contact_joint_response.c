@@ -86,10 +86,12 @@ static void build(Table* t, double mass, bool response, double lift, ibMaterial 
 		jd.bodyB = t->leg[i];
 		jd.localAnchorA = ibV3(x, y, LEG_R - CHASSIS_Z);
 		jd.localAnchorB = ibV3(0, 0, 0);
-		if (g_legs == 2) { /* the cone's axis straight down, the leg on its long side (outward) */
-			const double down = CHASSIS_Z - 0.1 - LEG_R;
+		const double down = CHASSIS_Z - 0.1 - LEG_R; /* from a chassis' bottom corner to a leg's centre */
+		if (g_legs) {
 			jd.localAnchorA = ibV3(x, y, -0.1);
 			jd.localAnchorB = ibV3(-out, 0, down);
+		}
+		if (g_legs == 2) { /* the cone's axis straight down, the leg on its long side (outward) */
 			jd.localAxisA = ibV3(0, 0, -1);
 			jd.localRefA = ibV3(out > 0.0 ? 1 : -1, 0, 0);
 			jd.localAxisB = ibV3(out, 0, -down);
@@ -98,8 +100,6 @@ static void build(Table* t, double mass, bool response, double lift, ibMaterial 
 			jd.coneAngle = atan2(fabs(out), down);
 			jd.coneAngle2 = 0.3;
 		} else if (g_legs) {
-			jd.localAnchorA = ibV3(x, y, -0.1);
-			jd.localAnchorB = ibV3(-out, 0, CHASSIS_Z - 0.1 - LEG_R);
 			jd.localAxisA = jd.localAxisB = ibV3(0, 1, 0);
 			jd.localRefA = jd.localRefB = ibV3(1, 0, 0);
 			jd.enableLimit = true;
@@ -157,7 +157,8 @@ static StandRun stand(double mass, bool response, ibMaterial mat)
 	return r;
 }
 
-static void assert_stands(const StandRun* r)
+/* spinMax: the legs' largest angular speed (rad/s) */
+static void assert_stands(const StandRun* r, double spinMax)
 {
 	const ibSolverSettings s = ibDefaultSolverSettings();
 	const double epsC = ibDefaultWorldDef().collision.contactTolerance;
@@ -166,7 +167,7 @@ static void assert_stands(const StandRun* r)
 	assert_true(r->jointPos <= s.positionTolerance && r->jointAng <= s.angularTolerance);
 	/* a leg spinning inside its fixed joint (233 rad/s while the joint correction followed K_eff-sized
 	 * impulses with position sweeps only) */
-	assert_true(r->spin <= 1e-4);
+	assert_true(r->spin <= spinMax);
 }
 
 static void test_table_stands(void** state)
@@ -175,7 +176,7 @@ static void test_table_stands(void** state)
 	const double masses[] = {1.0, 100.0, 1000.0, 10000.0, 100000.0};
 	for (int i = 0; i < 5; ++i) {
 		StandRun on = stand(masses[i], true, ibDefaultShapeDef().material);
-		assert_stands(&on);
+		assert_stands(&on, 1e-4);
 		/* measured 13-25 per step with K_eff, at most 3 of the 120 steps unconverged; the 1 kg
 		 * table keeps the free K (78 sweeps per step) */
 		if (masses[i] >= 100.0) {
@@ -190,7 +191,7 @@ static void test_table_sweeps_against_free_k(void** state)
 {
 	(void)state;
 	StandRun on = stand(100.0, true, ibDefaultShapeDef().material), off = stand(100.0, false, ibDefaultShapeDef().material);
-	assert_stands(&on);
+	assert_stands(&on, 1e-4);
 	assert_true(on.sweeps * 10 < off.sweeps); /* measured 1629 against 69 820 */
 }
 
@@ -254,7 +255,7 @@ static void test_hinged_table(void** state)
 	const double masses[] = {1.0, 100.0, 1000.0};
 	for (int i = 0; i < 3; ++i) {
 		StandRun r = stand(masses[i], true, frictionless);
-		assert_stands(&r);
+		assert_stands(&r, 1e-4);
 		assert_true(r.limitMin > 0.0); /* every leg hangs on its stop */
 		/* the stops carry the whole moment of the load, 0.2 m times M g over the step: the step's limit impulses
 		 * include those of the contact loops' joint sweeps (ib_limits_report; before, only the joints' own
@@ -265,7 +266,7 @@ static void test_hinged_table(void** state)
 	}
 	for (int i = 0; i < 2; ++i) {
 		StandRun r = stand(masses[i], true, rough);
-		assert_stands(&r); /* (the 1 kg table's feet are held by friction, its stops carry nothing) */
+		assert_stands(&r, 1e-4); /* (the 1 kg table's feet are held by friction, its stops carry nothing) */
 		assert_true(r.unconverged <= 2);
 	}
 	g_legs = 0;
@@ -289,8 +290,7 @@ static void test_ball_jointed_table(void** state)
 	const double masses[] = {1.0, 100.0};
 	for (int i = 0; i < 2; ++i) {
 		StandRun r = stand(masses[i], true, frictionless);
-		r.spin *= 0.01; /* bound 1e-2 rad/s; measured 2.6e-4 at 100 kg, about the legs' free axes */
-		assert_stands(&r);
+		assert_stands(&r, 1e-2); /* measured 2.6e-4 rad/s at 100 kg, about the legs' free axes */
 		assert_true(r.limitMin > 0.0);
 		/* without friction the cones carry the whole moment of the load: 0.2 m times M g, over the step */
 		assert_true(fabs(r.limitSum - 0.2 * masses[i] * G / 60.0) <= 1e-6 * masses[i]);
@@ -298,8 +298,7 @@ static void test_ball_jointed_table(void** state)
 	}
 	for (int i = 0; i < 2; ++i) {
 		StandRun r = stand(masses[i], true, rough);
-		r.spin *= 0.01; /* measured 2.8e-3 rad/s at 100 kg */
-		assert_stands(&r);
+		assert_stands(&r, 1e-2); /* measured 2.8e-3 rad/s at 100 kg */
 		assert_true(r.unconverged <= 2);
 	}
 	g_legs = 0;
