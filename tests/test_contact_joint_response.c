@@ -301,6 +301,26 @@ static void test_ball_jointed_table(void** state)
 		assert_stands(&r, 1e-2); /* measured 2.8e-3 rad/s at 100 kg */
 		assert_true(r.unconverged <= 2);
 	}
+	/* 10 000 kg still fails (K_eff takes the one-sided cone rows as two-sided; README "Known problems"). It blew
+	 * up while finite: chassis 1.4e5 m away, legs at 2.4e7 rad/s, every step IB_OK (session 26). Now the speed
+	 * bounds flag it: the table either stands or the world reports divergence. */
+	Table t;
+	build(&t, 10000.0, true, 0.0, frictionless);
+	ibResult res = IB_OK;
+	int k = 0;
+	double vmax = 0.0;
+	for (; k < 120 && res == IB_OK; ++k) {
+		res = ibWorld_Step(t.w, 1.0 / 60.0);
+		for (int i = 0; i < 4 && res == IB_OK; ++i) vmax = fmax(vmax, ibLength(ibBody_GetAngularVelocity(t.leg[i])));
+	}
+	double z = ibBody_GetPosition(t.chassis).z;
+	printf("table 10000 kg on ball-jointed legs: %s after %d steps, legs up to %.3e rad/s, chassis z %.6g m (%s)\n",
+	       res == IB_OK ? "IB_OK" : ibResultString(res), k, vmax, z, ibWorld_GetLastError(t.w));
+	if (res == IB_OK)
+		assert_true(fabs(z - CHASSIS_Z) <= 1e-3 && vmax <= 1.0);
+	else
+		assert_true(res == IB_ERR_DIVERGED && ibWorld_HasDiverged(t.w));
+	ibDestroyWorld(t.w);
 	g_legs = 0;
 }
 

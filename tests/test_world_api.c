@@ -360,6 +360,69 @@ static void test_divergence_flag(void** state)
 	ibDestroyWorld(w);
 }
 
+/* A blow-up that stays finite: a dynamic body beyond maxLinearSpeed or maxAngularSpeed after a step marks the
+ * world diverged like a non-finite state (the 10 000 kg ball-jointed table of test_contact_joint_response
+ * reached 2.4e7 rad/s with IB_OK, session 26). 0 switches a bound off; bounds must be finite and >= 0. */
+static void test_speed_bounds(void** state)
+{
+	(void)state;
+	ibWorldDef wd = ibDefaultWorldDef();
+	assert_true(wd.solver.maxLinearSpeed == 1e4 && wd.solver.maxAngularSpeed == 1e5);
+	wd.solver.maxLinearSpeed = -1.0;
+	assert_false(ibWorld_IsValid(ibCreateWorld(&wd)));
+	wd.solver.maxLinearSpeed = 1e4;
+	wd.solver.maxAngularSpeed = INFINITY;
+	assert_false(ibWorld_IsValid(ibCreateWorld(&wd)));
+	wd.solver.maxAngularSpeed = 10.0;
+	wd.gravity = ibV3(0, 0, -9.81);
+	for (int k = 0; k < 4; ++k) {
+		ibWorldId w = ibCreateWorld(&wd);
+		ibBodyDef bd = ibDefaultBodyDef();
+		bd.type = IB_BODY_DYNAMIC;
+		bd.name = "probe";
+		ibBodyId b = ibCreateBody(w, &bd);
+		ibShapeDef sd = ibDefaultShapeDef();
+		ibSphere sp = {0.1};
+		ibCreateSphereShape(b, &sd, &sp);
+		/* just below both bounds: steps; gravity then pushes the body past 1e4 m/s within 0.1 s */
+		assert_int_equal(ibBody_SetLinearVelocity(b, ibV3(0, 0, -1e4 + 0.5)), IB_OK);
+		assert_int_equal(ibBody_SetAngularVelocity(b, ibV3(0, 9.9, 0)), IB_OK);
+		assert_int_equal(ibWorld_Step(w, 0.01), IB_OK);
+		assert_false(ibWorld_HasDiverged(w));
+		if (k == 1) assert_int_equal(ibBody_SetAngularVelocity(b, ibV3(0, 10.1, 0)), IB_OK);
+		if (k == 2) { /* bounds off */
+			ibSolverSettings s = ibWorld_GetSolverSettings(w);
+			s.maxLinearSpeed = 0.0;
+			s.maxAngularSpeed = 0.0;
+			assert_int_equal(ibWorld_SetSolverSettings(w, &s), IB_OK);
+			assert_int_equal(ibBody_SetAngularVelocity(b, ibV3(0, 20, 0)), IB_OK);
+		}
+		if (k == 3) { /* a kinematic body is not bounded: the user sets its motion */
+			ibBodyDef kd = ibDefaultBodyDef();
+			kd.type = IB_BODY_KINEMATIC;
+			kd.linearVelocity = ibV3(2e4, 0, 0);
+			kd.angularVelocity = ibV3(0, 0, 100);
+			ibCreateBody(w, &kd);
+			assert_int_equal(ibBody_SetLinearVelocity(b, IB_VEC3_ZERO), IB_OK);
+		}
+		ibResult r = IB_OK;
+		for (int i = 0; i < 20 && r == IB_OK; ++i) r = ibWorld_Step(w, 0.01);
+		if (k >= 2) {
+			assert_int_equal(r, IB_OK);
+			assert_false(ibWorld_HasDiverged(w));
+		} else {
+			assert_int_equal(r, IB_ERR_DIVERGED);
+			assert_true(ibWorld_HasDiverged(w));
+			const char* e = ibWorld_GetLastError(w);
+			assert_non_null(strstr(e, "diverged"));
+			assert_non_null(strstr(e, "probe"));
+			assert_non_null(strstr(e, k == 0 ? "maxLinearSpeed" : "maxAngularSpeed"));
+			assert_int_equal(ibWorld_Step(w, 0.01), IB_ERR_DIVERGED);
+		}
+		ibDestroyWorld(w);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +434,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stale_handles, setup, teardown),
 	    cmocka_unit_test(test_allocator_and_log_hooks),
 	    cmocka_unit_test(test_divergence_flag),
+	    cmocka_unit_test(test_speed_bounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,13 +30,15 @@ IB_API ibResult ibValidateWorldDef(const ibWorldDef* def, char* msg, size_t msgS
 IB_API void ibDestroyWorld(ibWorldId world);
 /** True if the handle refers to a live world. */
 IB_API bool ibWorld_IsValid(ibWorldId world);
-/** Advance the world by h seconds (h > 0, finite). Returns IB_ERR_DIVERGED if the state became non-finite. */
+/** Advance the world by h seconds (h > 0, finite). Returns IB_ERR_DIVERGED if the state became non-finite or a
+ * dynamic body or particle exceeded ibSolverSettings.maxLinearSpeed / maxAngularSpeed. */
 IB_API ibResult ibWorld_Step(ibWorldId world, double h);
 /** Message of the world's last error ("" if none since the last ibWorld_ClearError). */
 IB_API const char* ibWorld_GetLastError(ibWorldId world);
 /** Clear the world's last error message. */
 IB_API void ibWorld_ClearError(ibWorldId world);
-/** True once a step produced a non-finite state; the world then refuses to step (no silent reset). */
+/** True once a step produced a non-finite state or a speed beyond the solver's bounds; the world then refuses
+ * to step (no silent reset). */
 IB_API bool ibWorld_HasDiverged(ibWorldId world);
 /** Simulated time (s) accumulated by ibWorld_Step. */
 IB_API double ibWorld_GetTime(ibWorldId world);

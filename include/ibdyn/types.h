@@ -109,6 +109,10 @@ typedef struct ibSolverSettings {
 	int maxStepSubdivisions;      /**< if the joint corrections do not converge, redo the step as 2 halves, up to this depth (0 = never) */
 	ibContactSettings contact;    /**< collision and resting-contact resolution (Chapter 5) */
 	ibSleepSettings sleep;        /**< sleeping of resting islands */
+	double maxLinearSpeed;        /**< a dynamic body or particle faster than this (m/s) after a step marks the world diverged
+	                               *   like a non-finite state (IB_ERR_DIVERGED, ibWorld_HasDiverged): a blow-up that stays
+	                               *   finite is reported, not simulated on; 0 = no bound; default 1e4 */
+	double maxAngularSpeed;       /**< the same for a dynamic body's angular speed (rad/s); 0 = no bound; default 1e5 */
 	double maxRotationPerStep;    /**< split a step into equal sub-steps (same forces) so that no jointed body turns by more than this (rad) per sub-step at its angular velocity at the step start (at most 8 sub-steps); contact joints of a body turning by more than this in a (sub-)step predict their errors to first order (docs/contacts.md); 0 = off; default 0.5 */
 } ibSolverSettings;
 

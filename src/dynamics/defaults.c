@@ -17,6 +17,8 @@ ibSolverSettings ibDefaultSolverSettings(void)
 	s.warmStart = true;
 	s.maxStepSubdivisions = 4;
 	s.maxRotationPerStep = 0.5;
+	s.maxLinearSpeed = 1e4;
+	s.maxAngularSpeed = 1e5;
 	s.order = 1;
 	s.contact.enabled = true;
 	s.contact.restitutionLaw = IB_RESTITUTION_NEWTON;

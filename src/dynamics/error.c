@@ -77,6 +77,10 @@ ibResult ib_validate_solver(const ibSolverSettings* s, char* msg, size_t n)
 		if (msg) snprintf(msg, n, "maxRotationPerStep must be finite and >= 0 (got %g)", s->maxRotationPerStep);
 		return IB_ERR_INVALID_ARGUMENT;
 	}
+	if (!(isfinite(s->maxLinearSpeed) && s->maxLinearSpeed >= 0.0 && isfinite(s->maxAngularSpeed) && s->maxAngularSpeed >= 0.0)) {
+		if (msg) snprintf(msg, n, "maxLinearSpeed and maxAngularSpeed must be finite and >= 0 (got %g, %g)", s->maxLinearSpeed, s->maxAngularSpeed);
+		return IB_ERR_INVALID_ARGUMENT;
+	}
 	if (s->maxStepSubdivisions < 0 || s->maxStepSubdivisions > 16) {
 		if (msg) snprintf(msg, n, "maxStepSubdivisions must be in 0..16 (got %d)", s->maxStepSubdivisions);
 		return IB_ERR_INVALID_ARGUMENT;

@@ -27,6 +27,12 @@ static bool body_finite(const ibBody* b)
 	       ibQuat_IsFinite(b->st.q);
 }
 
+/* A speed beyond the world's bound (0 = none) counts as divergence: a blow-up that stays finite. */
+static bool too_fast(ibVec3 v, double vmax, ibVec3 om, double wmax)
+{
+	return (vmax > 0.0 && ibDot(v, v) > vmax * vmax) || (wmax > 0.0 && ibDot(om, om) > wmax * wmax);
+}
+
 static bool ensure_snapshots(ibWorld* w, int levels)
 {
 	int32_t nb = w->bodyHigh, nw = ib_joints_warm_count(w);
@@ -365,13 +371,15 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 	w->canSubdivide = false;
 	ib_sleep_end_step(w, h); /* sleep timers, islands falling asleep (sleep.c) */
 
-	int32_t bad = -1;
+	int32_t bad = -1, fast = -1;
+	const double vmax = w->solver.maxLinearSpeed, wmax = w->solver.maxAngularSpeed;
 	for (int32_t i = 0; i < w->bodyHigh; ++i) {
 		ibBody* b = &w->bodies[i];
 		if (!b->inUse) continue;
 		b->userForce = IB_VEC3_ZERO;
 		b->userTorque = IB_VEC3_ZERO;
 		if (bad < 0 && !body_finite(b)) bad = i;
+		if (fast < 0 && b->type == IB_BODY_DYNAMIC && too_fast(b->st.v, vmax, b->st.w, wmax)) fast = i;
 	}
 	w->time += h;
 	ib_joints_measure(w, &w->stats);
@@ -385,6 +393,21 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 		const char* nm = w->bodies[bad].name;
 		return ib_error(w, IB_ERR_DIVERGED, "simulation diverged at t = %g s: body %d%s%s%s has a non-finite state",
 		                w->time, (int)bad, nm ? " (" : "", nm ? nm : "", nm ? ")" : "");
+	}
+	if (fast >= 0) {
+		w->diverged = true;
+		const ibBody* b = &w->bodies[fast];
+		const char* nm = b->name;
+		const bool lin = too_fast(b->st.v, vmax, IB_VEC3_ZERO, 0.0);
+		return ib_error(w, IB_ERR_DIVERGED, "simulation diverged at t = %g s: body %d%s%s%s moves at %g %s, beyond %s = %g",
+		                w->time, (int)fast, nm ? " (" : "", nm ? nm : "", nm ? ")" : "",
+		                lin ? ibLength(b->st.v) : ibLength(b->st.w), lin ? "m/s" : "rad/s",
+		                lin ? "maxLinearSpeed" : "maxAngularSpeed", lin ? vmax : wmax);
+	}
+	if (ib_soft_too_fast(w, vmax)) {
+		w->diverged = true;
+		return ib_error(w, IB_ERR_DIVERGED, "simulation diverged at t = %g s: a particle moves faster than maxLinearSpeed %g m/s",
+		                w->time, vmax);
 	}
 	return IB_OK;
 }

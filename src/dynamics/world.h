@@ -273,6 +273,7 @@ void ib_soft_on_body_destroyed(ibWorld* w, int32_t bodyIndex);
 void ib_soft_apply_forces(ibWorld* w);
 void ib_soft_integrate(ibWorld* w, double h);
 bool ib_soft_finite(const ibWorld* w);
+bool ib_soft_too_fast(const ibWorld* w, double vmax); /* a moving particle faster than vmax (> 0) */
 bool ib_soft_active(const ibWorld* w);
 void ib_soft_snapshot_save(ibWorld* w, int depth);
 void ib_soft_snapshot_restore(ibWorld* w, int depth);

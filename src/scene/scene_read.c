@@ -119,6 +119,8 @@ static const ibSceneAttr worldAttrTable[] = {
 	WORLD_ATTR("max_toi_iterations", IB_ATTR_INT, collision.maxToiIterations),
 	WORLD_ATTR("speculative_approach", IB_ATTR_BOOL, collision.speculativeApproach),
 	WORLD_ATTR("max_rotation_per_step", IB_ATTR_REAL, solver.maxRotationPerStep),
+	WORLD_ATTR("max_linear_speed", IB_ATTR_REAL, solver.maxLinearSpeed),
+	WORLD_ATTR("max_angular_speed", IB_ATTR_REAL, solver.maxAngularSpeed),
 	WORLD_ATTR("contacts", IB_ATTR_BOOL, solver.contact.enabled),
 	{.name = "restitution_law", .kind = IB_ATTR_ENUM, .offset = offsetof(worldAttrs, restitutionLaw), .values = ibScene_RestitutionLaws},
 	{.name = "restitution_mixing", .kind = IB_ATTR_ENUM, .offset = offsetof(worldAttrs, restitutionMixing), .values = ibScene_MixRules},

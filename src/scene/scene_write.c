@@ -182,6 +182,9 @@ static void writeWorld(ibSceneWriter* w, ibWorldId world)
 	if (c.speculativeApproach != d.speculativeApproach)
 		ibSceneW_AttrText(w, "speculative_approach", c.speculativeApproach ? "true" : "false");
 	ibSceneW_AttrReal(w, "max_rotation_per_step", s.maxRotationPerStep);
+	ibSolverSettings sd = ibDefaultSolverSettings();
+	if (s.maxLinearSpeed != sd.maxLinearSpeed) ibSceneW_AttrReal(w, "max_linear_speed", s.maxLinearSpeed);
+	if (s.maxAngularSpeed != sd.maxAngularSpeed) ibSceneW_AttrReal(w, "max_angular_speed", s.maxAngularSpeed);
 	/* contact settings, also only where they differ from the defaults */
 	ibContactSettings k = s.contact, kd = ibDefaultWorldDef().solver.contact;
 	if (k.enabled != kd.enabled) ibSceneW_AttrText(w, "contacts", k.enabled ? "true" : "false");

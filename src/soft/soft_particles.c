@@ -44,6 +44,15 @@ bool ib_soft_finite(const ibWorld* w)
 	return true;
 }
 
+bool ib_soft_too_fast(const ibWorld* w, double vmax)
+{
+	const ibSoftStore* ss = w->soft;
+	if (!ss || !(vmax > 0.0)) return false;
+	for (int32_t i = 0; i < ss->particleCount; ++i)
+		if (ss->particles[i].invMass > 0.0 && ibDot(ss->particles[i].v, ss->particles[i].v) > vmax * vmax) return true;
+	return false;
+}
+
 bool ib_soft_active(const ibWorld* w) { return w->soft && w->soft->particleCount > 0; }
 
 void ib_soft_snapshot_save(ibWorld* w, int depth)
