@@ -84,6 +84,19 @@ bool ib_contact_friction_velocity_pending(ibWorld* w, ibContactRow* c, double dN
 	return progress;
 }
 
+/* [IMPL] A point with the joints' response K_eff (c->kj): its normal impulse dN is sized for the velocities
+ * after the joints have followed it (ib_contact_point_followed), but right after it is applied the point
+ * responds with the free bodies' K, which is much larger (a ragdoll's thigh landing: n^T K n = 1.0 against
+ * n^T K_eff n = 0.032). Friction taken from that transient velocity met a slip of 92 m/s where the joints
+ * would have left a few m/s, applied mu_d dN against it, and the ragdoll gained 800 J per collision sweep
+ * (tests/test_contact_ragdoll.c). The friction is therefore taken at the velocities the normal impulse
+ * leaves once followed, u + K_eff pN (the pending form below), and applied with it. u: the relative velocity
+ * before the normal impulse. */
+bool ib_contact_friction_velocity_followed(ibWorld* w, ibContactRow* c, double dN, double tol, ibVec3 u)
+{
+	return ib_contact_friction_velocity_pending(w, c, dN, tol, ibScale(dN, c->n), &u);
+}
+
 /* [IMPL] Approach speed (m/s) that closes the t0 gap of a speculative point of an approaching pair
  * (spec = 3) in h: as a collision its target normal velocity is minus this (inelastic, e = 0), so the
  * impact and what it passes on to the resting neighbours (propagation rounds) happen at t0, before
@@ -108,16 +121,19 @@ static bool collide_point_free(ibWorld* w, ibContactStore* cs, ibContactRow* c, 
 	(void)cs;
 	const CollideCtx* x = ctx;
 	if (c->kind != IB_CONTACT_COLLIDING) return false; /* new collisions wait for the next round */
-	double un = ibDot(ib_contact_rel_velocity(w, c), c->n);
+	ibVec3 u = ib_contact_rel_velocity(w, c);
+	double un = ibDot(u, c->n);
 	double delta = c->target - un;
 	double dN = 0.0;
+	bool pending = c->kj && (c->mus > 0.0 || c->mud > 0.0);
 	if (fabs(delta) > x->tol && !(delta < 0.0 && c->accN <= 0.0)) {
 		dN = delta / c->nKn; /* eq. 5.5 */
 		if (c->accN + dN < 0.0) dN = -c->accN; /* eq. 5.7 */
 		c->accN += dN;
-		ib_contact_apply(w, c, ibScale(dN, c->n));
+		if (!pending) ib_contact_apply(w, c, ibScale(dN, c->n));
 	}
-	bool fr = ib_contact_friction_velocity(w, c, dN, x->tol);
+	bool fr = pending ? ib_contact_friction_velocity_followed(w, c, dN, x->tol, u)
+	                  : ib_contact_friction_velocity(w, c, dN, x->tol);
 	return dN != 0.0 || fr;
 }
 
@@ -217,8 +233,12 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h)
 				if (c->kind != IB_CONTACT_COLLIDING || c->accN <= 0.0 || c->e <= 0.0) continue;
 				double dN = c->e * c->accN;
 				c->accN += dN;
-				ib_contact_apply(w, c, ibScale(dN, c->n));
-				ib_contact_friction_velocity(w, c, dN, tol);
+				if (c->kj && (c->mus > 0.0 || c->mud > 0.0)) {
+					ib_contact_friction_velocity_followed(w, c, dN, tol, ib_contact_rel_velocity(w, c));
+				} else {
+					ib_contact_apply(w, c, ibScale(dN, c->n));
+					ib_contact_friction_velocity(w, c, dN, tol);
+				}
 			}
 			if (joints)
 				for (int i = 0; i < set->maxCollisionIterations && ib_joints_velocity_sweep(w); ++i) {}

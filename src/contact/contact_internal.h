@@ -296,6 +296,7 @@ bool ib_contact_friction_velocity(ibWorld* w, ibContactRow* c, double dN, double
 /* the same with the normal impulse pN not yet applied (of a point with friction): applies pN with the
  * friction; u: the point's relative velocity before pN if the caller has it, else NULL */
 bool ib_contact_friction_velocity_pending(ibWorld* w, ibContactRow* c, double dN, double tol, ibVec3 pN, const ibVec3* u);
+bool ib_contact_friction_velocity_followed(ibWorld* w, ibContactRow* c, double dN, double tol, ibVec3 u); /* K_eff points */
 /* a sliding point with friction, on no frozen body: its normal impulse is applied together with its
  * friction (ib_contact_friction_velocity_pending), one update per body */
 static inline bool ib_contact_defers_normal(const ibContactRow* c)

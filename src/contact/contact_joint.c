@@ -86,11 +86,15 @@ static double correct_point_jointed_impulse(ibWorld* w, ibContactRow* c, double 
 		}
 	}
 	double dN = 0.0;
+	/* a sliding point's friction at the velocities the normal impulse leaves once the joints follow it
+	 * (ib_contact_friction_velocity_followed): both are applied together below */
+	bool followed = !stick && (c->mus > 0.0 || c->mud > 0.0);
+	ibVec3 u = followed ? ib_contact_rel_velocity(w, c) : IB_VEC3_ZERO;
 	if (push) { /* eq. 5.11 with K_eff */
 		dN = -g / (h * c->nKn);
 		if (c->accN + dN < 0.0) dN = -c->accN;
 		c->accN += dN;
-		ib_contact_apply(w, c, ibScale(dN, c->n));
+		if (!followed) ib_contact_apply(w, c, ibScale(dN, c->n));
 	}
 	if (stick && lt > 0.0) { /* along d_t, held on the cone's boundary */
 		ibVec3 t = ibScale(1.0 / lt, dt);
@@ -102,8 +106,8 @@ static double correct_point_jointed_impulse(ibWorld* w, ibContactRow* c, double 
 			ib_contact_apply(w, c, ibSub(cand, c->accT));
 			c->accT = cand;
 		}
-	} else if (!stick && (c->mus > 0.0 || c->mud > 0.0)) {
-		ib_contact_friction_velocity(w, c, dN, w->solver.velocityTolerance);
+	} else if (followed) {
+		ib_contact_friction_velocity_followed(w, c, dN, w->solver.velocityTolerance, u);
 	}
 	return err;
 }

@@ -1,0 +1,136 @@
+/* A humanoid ragdoll (11 bodies, ball joints with swing cones and twist limits, limited hinges;
+ * ragdoll_test_util.h) thrown onto a box ground at 60 Hz from random orientations, heights and spins: the
+ * scene every user of a physics engine tries first. Found by a random probe in session 27, before the
+ * fixes:
+ *  - with friction (mu 0.5 each, summed), 3 of 10 drops gained 0.9 to 6.4 kJ and one went to NaN: a point
+ *    with the joints' response K_eff took its friction from the transient velocity right after its normal
+ *    impulse, before the joints followed it (a 92 m/s slip where the joints leave a few m/s; now
+ *    ib_contact_friction_velocity_followed), and K_eff between two jointed bodies (the chest on its own
+ *    thigh) made the position sweeps diverge (now such points keep the free K);
+ *  - without friction, 2 of 10 gained 14 and 340 J: a joint correction with several cones at their stops
+ *    left the pelvis at 1700 rad/s, a spurious solution 28 rad round (now the step is redone as halves,
+ *    step.c spun_up).
+ * Asserted: every step IB_OK, the energy never above its start by more than 1e-3 J (measured at most 6e-6 J),
+ * no body through the ground. Not asserted (README "Known problems"): most steps of a ragdoll lying on the
+ * ground end unconverged, joint errors up to ~1e-3 m and limits exceeded by up to ~1e-2 rad. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "contact_test_util.h"
+#include "ragdoll_test_util.h"
+
+#ifndef IBDYN_SLOW_TESTS
+#define IBDYN_SLOW_TESTS 1
+#endif
+
+static double urand(unsigned* s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return ((*s >> 8) & 0xffffff) / 16777216.0;
+}
+
+static double energy(ibWorldId w)
+{
+	ibWorldInvariants inv;
+	assert_int_equal(ibWorld_ComputeInvariants(w, &inv), IB_OK);
+	return inv.kineticEnergy + inv.potentialEnergy;
+}
+
+typedef struct DropRun {
+	double gain;   /* largest E(t) - E(0) (J) */
+	double below;  /* deepest point of a body below the ground's top (m) */
+	double joint;  /* largest joint position error (m) */
+	double over;   /* largest excess over a limit (rad) */
+	int unconverged;
+} DropRun;
+
+/* seed: orientation, height, spin; mu: each shape's friction coefficients (the pair's is their sum) */
+static DropRun drop(int seed, double mu, double seconds)
+{
+	unsigned s = (unsigned)seed * 7919u;
+	ibWorldDef wd = ibDefaultWorldDef();
+	ibWorldId w = ibCreateWorld(&wd);
+	assert_true(ibBody_IsValid(ct_ground(w, 0.0, ct_mat(0.0, mu, mu))));
+	Ragdoll r;
+	ibQuat q = ibQuatNormalize(ibQ(urand(&s) - 0.5, urand(&s) - 0.5, urand(&s) - 0.5, urand(&s) - 0.5));
+	ibVec3 p = ibV3(0.3 * (urand(&s) - 0.5), 0.3 * (urand(&s) - 0.5), 1.3 + 1.5 * urand(&s));
+	rd_build(w, &r, q, p, (ibMaterial){0.0, mu, mu});
+	ibVec3 om = ibV3(4 * (urand(&s) - 0.5), 4 * (urand(&s) - 0.5), 4 * (urand(&s) - 0.5));
+	for (int i = 0; i < RD_BODIES; ++i) {
+		assert_true(ibBody_IsValid(r.body[i]));
+		assert_int_equal(ibBody_SetAngularVelocity(r.body[i], om), IB_OK);
+		assert_int_equal(ibBody_SetLinearVelocity(r.body[i], ibCross(om, ibSub(ibBody_GetPosition(r.body[i]), p))), IB_OK);
+	}
+	for (int j = 0; j < RD_JOINTS; ++j) assert_true(ibJoint_IsValid(r.joint[j]));
+	DropRun d = {0.0, 0.0, 0.0, 0.0, 0};
+	const double e0 = energy(w);
+	const int steps = (int)(seconds * 60.0 + 0.5);
+	for (int k = 0; k < steps; ++k) {
+		ibResult res = ibWorld_Step(w, 1.0 / 60.0);
+		if (res != IB_OK) printf("seed %d, mu %g, step %d: %s\n", seed, mu, k, ibWorld_GetLastError(w));
+		assert_int_equal(res, IB_OK);
+		ibStepStats st = ibWorld_GetStepStats(w);
+		d.unconverged += !st.converged;
+		d.joint = fmax(d.joint, st.maxPositionError);
+		d.gain = fmax(d.gain, energy(w) - e0);
+		for (int i = 0; i < RD_BODIES; ++i) d.below = fmax(d.below, -rd_lowest(&r, i));
+		for (int j = 0; j < RD_JOINTS; ++j) {
+			if (r.ball[j]) {
+				double sw, tw;
+				assert_int_equal(ibJoint_GetSwingTwist(r.joint[j], &sw, &tw), IB_OK);
+				d.over = fmax(d.over, fmax(sw - r.cone[j], fmax(tw - r.twHi[j], r.twLo[j] - tw)));
+			} else {
+				double a = ibJoint_GetMotorValue(r.joint[j]);
+				d.over = fmax(d.over, fmax(a - r.hi[j], r.lo[j] - a));
+			}
+		}
+	}
+	printf("ragdoll seed %2d, mu %.1f, %.1f s: energy gain %.3e J (E0 %.1f J), deepest %.2e m, joint error %.2e m, limit "
+	       "excess %.2e rad, %d of %d steps unconverged\n",
+	       seed, mu, seconds, d.gain, e0, d.below, d.joint, d.over, d.unconverged, steps);
+	ibDestroyWorld(w);
+	return d;
+}
+
+static void check(const DropRun* d)
+{
+	assert_true(d->gain <= 1e-3);
+	assert_true(d->below <= 0.05); /* measured at most 2.2e-2 m, in a landing */
+}
+
+static void test_ragdoll_drops_with_friction(void** state)
+{
+	(void)state;
+	/* 4, 6 and 10 gained 6.4, 4.6 and 0.96 kJ; 2 went to NaN at 3.1 s (10: 1.0e6 J once the friction was fixed
+	 * alone, from the chest-on-thigh point) */
+	const int slow[] = {1, 2, 4, 6, 10}, quick[] = {4, 10};
+	const int n = IBDYN_SLOW_TESTS ? 5 : 2;
+	for (int i = 0; i < n; ++i) {
+		DropRun d = drop(IBDYN_SLOW_TESTS ? slow[i] : quick[i], 0.5, IBDYN_SLOW_TESTS ? 4.0 : 1.5);
+		check(&d);
+	}
+}
+
+static void test_ragdoll_drops_frictionless(void** state)
+{
+	(void)state;
+	/* 1 and 6 gained 14 and 340 J (the pelvis spun to 1700 rad/s by one joint correction) */
+	const int seeds[] = {1, 6};
+	for (int i = 0; i < (IBDYN_SLOW_TESTS ? 2 : 1); ++i) {
+		DropRun d = drop(seeds[IBDYN_SLOW_TESTS ? i : 1], 0.0, IBDYN_SLOW_TESTS ? 4.0 : 1.5);
+		check(&d);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_ragdoll_drops_with_friction),
+	    cmocka_unit_test(test_ragdoll_drops_frictionless),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
