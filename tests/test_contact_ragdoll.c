@@ -11,8 +11,9 @@
  *    left the pelvis at 1700 rad/s, a spurious solution 28 rad round (now the step is redone as halves,
  *    step.c spun_up).
  * Asserted: every step IB_OK, the energy never above its start by more than 1e-3 J (measured at most 6e-6 J),
- * no body through the ground. Not asserted (README "Known problems"): most steps of a ragdoll lying on the
- * ground end unconverged, joint errors up to ~1e-3 m and limits exceeded by up to ~1e-2 rad. */
+ * no body through the ground. Not asserted (README "Known problems"): with friction many steps of a ragdoll
+ * lying on the ground end unconverged, joint errors reach ~1e-3 m and limits are exceeded by up to ~1e-2 rad
+ * in landings, and a step after an unconverged impact can raise the energy by up to ~12 J (of ~300). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,10 +43,12 @@ static double energy(ibWorldId w)
 
 typedef struct DropRun {
 	double gain;   /* largest E(t) - E(0) (J) */
+	double rise;   /* largest E(t) - min E(s <= t) (J), not asserted (README "Known problems") */
 	double below;  /* deepest point of a body below the ground's top (m) */
 	double joint;  /* largest joint position error (m) */
 	double over;   /* largest excess over a limit (rad) */
-	int unconverged;
+	double speed;  /* largest body speed after the last step (m/s) */
+	int unconverged, lastSecond; /* steps reported unconverged, in all / in the last 60 */
 } DropRun;
 
 /* seed: orientation, height, spin; mu: each shape's friction coefficients (the pair's is their sum) */
@@ -66,8 +69,9 @@ static DropRun drop(int seed, double mu, double seconds)
 		assert_int_equal(ibBody_SetLinearVelocity(r.body[i], ibCross(om, ibSub(ibBody_GetPosition(r.body[i]), p))), IB_OK);
 	}
 	for (int j = 0; j < RD_JOINTS; ++j) assert_true(ibJoint_IsValid(r.joint[j]));
-	DropRun d = {0.0, 0.0, 0.0, 0.0, 0};
+	DropRun d = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0};
 	const double e0 = energy(w);
+	double emin = e0;
 	const int steps = (int)(seconds * 60.0 + 0.5);
 	for (int k = 0; k < steps; ++k) {
 		ibResult res = ibWorld_Step(w, 1.0 / 60.0);
@@ -75,8 +79,12 @@ static DropRun drop(int seed, double mu, double seconds)
 		assert_int_equal(res, IB_OK);
 		ibStepStats st = ibWorld_GetStepStats(w);
 		d.unconverged += !st.converged;
+		d.lastSecond += !st.converged && k >= steps - 60;
 		d.joint = fmax(d.joint, st.maxPositionError);
-		d.gain = fmax(d.gain, energy(w) - e0);
+		const double e = energy(w);
+		d.gain = fmax(d.gain, e - e0);
+		emin = fmin(emin, e);
+		d.rise = fmax(d.rise, e - emin);
 		for (int i = 0; i < RD_BODIES; ++i) d.below = fmax(d.below, -rd_lowest(&r, i));
 		for (int j = 0; j < RD_JOINTS; ++j) {
 			if (r.ball[j]) {
@@ -89,9 +97,10 @@ static DropRun drop(int seed, double mu, double seconds)
 			}
 		}
 	}
-	printf("ragdoll seed %2d, mu %.1f, %.1f s: energy gain %.3e J (E0 %.1f J), deepest %.2e m, joint error %.2e m, limit "
-	       "excess %.2e rad, %d of %d steps unconverged\n",
-	       seed, mu, seconds, d.gain, e0, d.below, d.joint, d.over, d.unconverged, steps);
+	for (int i = 0; i < RD_BODIES; ++i) d.speed = fmax(d.speed, ibLength(ibBody_GetLinearVelocity(r.body[i])));
+	printf("ragdoll seed %2d, mu %.1f, %.1f s: energy gain %.3e J (E0 %.1f J, largest rise %.3e J), deepest %.2e m, joint "
+	       "error %.2e m, limit excess %.2e rad, %d of %d steps unconverged (%d in the last second), speeds at the end <= %.2e m/s\n",
+	       seed, mu, seconds, d.gain, e0, d.rise, d.below, d.joint, d.over, d.unconverged, steps, d.lastSecond, d.speed);
 	ibDestroyWorld(w);
 	return d;
 }
@@ -126,11 +135,29 @@ static void test_ragdoll_drops_frictionless(void** state)
 	}
 }
 
+/* Lying on the ground after the landing, with friction: the steps converge. A jointed body's static-friction
+ * anchors, taken at several instants, need not agree with its joints (11 sticking points on 10 jointed
+ * bodies); seed 8's position loop cycled at 2-4e-6 m until the stall rule ended it in every step after the
+ * landing (202 of 240 steps unconverged, all of the last 60), at ~30 ms per step. After a stalled loop
+ * jointed bodies now start from fresh anchors (contact_set.c): 0 of the last 60 in seeds 5, 7, 8 and 9. */
+static void test_ragdoll_rests_converged(void** state)
+{
+	(void)state;
+	const int seeds[] = {8, 5, 7};
+	for (int i = 0; i < (IBDYN_SLOW_TESTS ? 3 : 1); ++i) {
+		DropRun d = drop(seeds[i], 0.5, 4.0);
+		check(&d);
+		assert_int_equal(d.lastSecond, 0);
+		assert_true(d.speed <= 1e-3);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ragdoll_drops_with_friction),
 	    cmocka_unit_test(test_ragdoll_drops_frictionless),
+	    cmocka_unit_test(test_ragdoll_rests_converged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

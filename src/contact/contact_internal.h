@@ -104,6 +104,7 @@ typedef struct ibContactStore {
 	int32_t prevHashCapacity; /* power of two */
 	double prevH;       /* step length of the position loop that produced prev's impulses */
 	double lastH;       /* step length of this step's position loop */
+	bool positionStalled; /* the last position loop ended with points still outside their tolerance */
 	int32_t restingCount;
 	double sweepMax2; /* largest |impulse|^2 applied since ib_contacts_run last reset it (stall detection) */
 	/* predicted poses at t0+h of the bodies (indexed like w->bodies), valid while ver == velVersion */

@@ -301,6 +301,7 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 		c->wVN = 0.0;
 		c->wVT = IB_VEC3_ZERO;
 	}
+	cs->positionStalled = moved;
 	if (moved) {
 		w->stats.converged = false;
 		w->stats.contactResidual = fmax(w->stats.contactResidual, x.res);
