@@ -262,7 +262,9 @@ static bool joint_velocity_sweep(ibWorld* w, void* ctx)
 void ib_contacts_position_correction(ibWorld* w, double h)
 {
 	ibContactStore* cs = w->contactStore;
-	if (!cs || cs->restingCount == 0) return;
+	if (!cs) return;
+	cs->positionStalled = false;
+	if (cs->restingCount == 0) return;
 	const ibContactSettings* set = &w->solver.contact;
 	ib_contact_invalidate_prediction(w, cs, h);
 	for (int32_t k = 0; k < cs->count; ++k) {
