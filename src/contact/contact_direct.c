@@ -82,8 +82,6 @@ typedef struct ibContactDirectScratch {
 	double *Ad, *Ao, *rhs, *tmp; /* A's diagonal and coupling blocks (block_chol.h layout) */
 	int32_t AdCap, AoCap, rhsCap, tmpCap;
 	int32_t posDemoted; /* the last position loop succeeded in a later pass: cs->count then, else -1 */
-	uint8_t* jointed; /* per body: 1 = a body of some basic joint (its points are left to the sweeps) */
-	int32_t jointedCap;
 } ibContactDirectScratch;
 
 typedef struct ibContactDirect {
@@ -134,7 +132,6 @@ static void scratch_free(ibWorld* w, ibContactDirectScratch* S)
 	ib_free(w, S->Ao, (size_t)S->AoCap * sizeof(double));
 	ib_free(w, S->rhs, (size_t)S->rhsCap * sizeof(double));
 	ib_free(w, S->tmp, (size_t)S->tmpCap * sizeof(double));
-	ib_free(w, S->jointed, (size_t)S->jointedCap);
 	ib_free(w, S, sizeof *S);
 }
 
@@ -826,19 +823,12 @@ static bool within(ibWorld* w, ibContactStore* cs, double h, bool velocity, doub
  * (wall252: a stone wall hit by a pendulum ball on a ball joint; only the ball's points are swept alone).
  * A static or kinematic body takes no impulse, so a joint to it (a door hinged to the ground) does not
  * take the pile on that body out. */
-static bool exclude_jointed(ibWorld* w, const ibContactStore* cs, ibContactDirectScratch* S, uint8_t* mode)
+static bool exclude_jointed(ibWorld* w, ibContactStore* cs, uint8_t* mode)
 {
-	if (!ib_grow(w, (void**)&S->jointed, &S->jointedCap, w->bodyHigh + 1, 1)) return false;
-	memset(S->jointed, 0, (size_t)w->bodyHigh);
-	const ibJointStore* st = w->joints;
-	for (int32_t k = 0; k < st->basicCount; ++k) {
-		const ibBasic* c = &st->basics[k];
-		if (c->b1 >= 0 && c->b1 < w->bodyHigh && ib_is_dynamic(&w->bodies[c->b1])) S->jointed[c->b1] = 1;
-		if (c->b2 >= 0 && c->b2 < w->bodyHigh && ib_is_dynamic(&w->bodies[c->b2])) S->jointed[c->b2] = 1;
-	}
+	if (!ib_contacts_mark_jointed(w, cs)) return false;
 	for (int32_t k = 0; k < cs->count; ++k) {
 		const ibContactRow* c = &cs->pts[k];
-		if ((c->b1 >= 0 && S->jointed[c->b1]) || (c->b2 >= 0 && S->jointed[c->b2])) mode[k] = MODE_OUT;
+		if ((c->b1 >= 0 && cs->jointed[c->b1]) || (c->b2 >= 0 && cs->jointed[c->b2])) mode[k] = MODE_OUT;
 	}
 	return true;
 }
@@ -860,7 +850,7 @@ ibDirectResult ib_contacts_direct(ibWorld* w, ibContactStore* cs, double h, bool
 	uint8_t* mode = D0->mode;
 	memset(mode, 0, (size_t)cs->count);
 	ibContactDirectScratch* S = D0->S;
-	if (w->joints && w->joints->basicCount > 0 && !exclude_jointed(w, cs, S, mode)) return IB_DIRECT_NONE;
+	if (w->joints && w->joints->basicCount > 0 && !exclude_jointed(w, cs, mode)) return IB_DIRECT_NONE;
 	/* [IMPL] on a cold start (no point warm-started) the velocity loop after a position loop that had to
 	 * demote starts from that loop's final active set (the same points in the same step): pyramid20's
 	 * first step needed the same second pass in both loops, four factorisations on fresh pages. Always

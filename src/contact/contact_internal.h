@@ -105,6 +105,8 @@ typedef struct ibContactStore {
 	double prevH;       /* step length of the position loop that produced prev's impulses */
 	double lastH;       /* step length of this step's position loop */
 	bool positionStalled; /* the last position loop ended with points still outside their tolerance */
+	uint8_t* jointed;   /* per body: 1 = dynamic body of a basic joint (ib_contacts_mark_jointed) */
+	int32_t jointedCapacity;
 	int32_t restingCount;
 	double sweepMax2; /* largest |impulse|^2 applied since ib_contacts_run last reset it (stall detection) */
 	/* predicted poses at t0+h of the bodies (indexed like w->bodies), valid while ver == velVersion */
@@ -174,6 +176,7 @@ struct ibContactPair;
 bool ib_contacts_add_pair(ibWorld* w, ibContactStore* cs, const struct ibContactPair* pr);
 double ib_contact_resting_speed(const ibWorld* w); /* eps_rc */
 /* Matches the points to last step's (warm, anchors of sticking points); call after classification. */
+bool ib_contacts_mark_jointed(ibWorld* w, ibContactStore* cs);
 void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs);
 void ib_contacts_keep(ibWorld* w, ibContactStore* cs);
 /* contact_warm.c: the kept impulses of the m points of one manifold (cs->prev) reduced to its net

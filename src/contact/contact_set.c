@@ -34,6 +34,7 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_free(w, cs->order, (size_t)cs->orderCapacity * sizeof(int32_t));
 	ib_free(w, cs->levelStart, (size_t)cs->levelStartCapacity * sizeof(int32_t));
 	ib_free(w, cs->bodyMoved, (size_t)cs->bodyMovedCapacity * sizeof(int32_t));
+	ib_free(w, cs->jointed, (size_t)cs->jointedCapacity);
 	ib_free(w, cs->maskRows, (size_t)cs->maskRowsCapacity * sizeof(ibContactMaskRow));
 	ib_free(w, cs->active, (size_t)cs->activeCapacity * sizeof(int32_t));
 	ib_free(w, cs->predS, (size_t)cs->predCapacity * sizeof(ibVec3));
@@ -488,19 +489,16 @@ static void consistent_anchors(ibWorld* w, ibContactStore* cs, int32_t first, in
 	}
 }
 
-/* [IMPL] Marks (in the scratch cs->bodyMoved, reset before each loop's use) the dynamic bodies of basic joints
- * when the last position loop stalled; false if none is marked. */
-static bool mark_jointed(ibWorld* w, ibContactStore* cs)
+/* cs->jointed: 1 for the dynamic bodies of basic joints, else 0 (per body); false if out of memory */
+bool ib_contacts_mark_jointed(ibWorld* w, ibContactStore* cs)
 {
+	if (!ib_grow(w, (void**)&cs->jointed, &cs->jointedCapacity, w->bodyHigh + 1, 1)) return false;
+	memset(cs->jointed, 0, (size_t)w->bodyHigh);
 	const ibJointStore* st = w->joints;
-	if (!cs->positionStalled || !st || st->basicCount == 0 ||
-	    !ib_grow(w, (void**)&cs->bodyMoved, &cs->bodyMovedCapacity, w->bodyHigh + 1, sizeof(int32_t)))
-		return false;
-	memset(cs->bodyMoved, 0, (size_t)w->bodyHigh * sizeof(int32_t));
-	for (int32_t k = 0; k < st->basicCount; ++k) {
+	for (int32_t k = 0; st && k < st->basicCount; ++k) {
 		const ibBasic* c = &st->basics[k];
-		if (c->b1 >= 0 && c->b1 < w->bodyHigh && ib_is_dynamic(&w->bodies[c->b1])) cs->bodyMoved[c->b1] = 1;
-		if (c->b2 >= 0 && c->b2 < w->bodyHigh && ib_is_dynamic(&w->bodies[c->b2])) cs->bodyMoved[c->b2] = 1;
+		if (c->b1 >= 0 && c->b1 < w->bodyHigh && ib_is_dynamic(&w->bodies[c->b1])) cs->jointed[c->b1] = 1;
+		if (c->b2 >= 0 && c->b2 < w->bodyHigh && ib_is_dynamic(&w->bodies[c->b2])) cs->jointed[c->b2] = 1;
 	}
 	return true;
 }
@@ -514,14 +512,14 @@ void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
 	 * loop cycling at 2-4e-6 m in every step (the joint sweeps against the contact sweeps) until the stall
 	 * rule ended it (tests/test_contact_ragdoll.c). Dropping the anchors lets the jointed bodies creep by the
 	 * stalled residual once, not in every step. */
-	const bool fresh = mark_jointed(w, cs);
+	const bool fresh = cs->positionStalled && w->joints && w->joints->basicCount > 0 && ib_contacts_mark_jointed(w, cs);
 	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactRow* c = &cs->pts[k];
 		c->warm = -1;
 		if (c->kind != IB_CONTACT_RESTING) continue;
 		c->warm = match_prev(w, cs, c);
 		if (c->warm < 0 || !c->sticking) continue;
-		if (fresh && (cs->bodyMoved[c->b1] || cs->bodyMoved[c->b2])) continue;
+		if (fresh && (cs->jointed[c->b1] || cs->jointed[c->b2])) continue;
 		/* sticking points that persist keep their static-friction anchors */
 		const ibContactPrev* o = &cs->prev[c->warm];
 		double tol = fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
