@@ -302,24 +302,32 @@ static void test_ball_jointed_table(void** state)
 		assert_true(r.unconverged <= 2);
 	}
 	/* 10 000 kg still fails (K_eff takes the one-sided cone rows as two-sided; README "Known problems"). It blew
-	 * up while finite: chassis 1.4e5 m away, legs at 2.4e7 rad/s, every step IB_OK (session 26). Now the speed
-	 * bounds flag it: the table either stands or the world reports divergence. */
+	 * up while finite: chassis 1.4e5 m away, legs at 2.4e7 rad/s, every step IB_OK (session 26); then the speed
+	 * bounds flagged it after 9 steps (session 27). Since joint errors left by an unconverged step are removed in
+	 * proportion to a sub-step's share of the step (session 28, tests/test_joint_recovery.c) it no longer flies
+	 * off: it collapses, with the legs turning at up to 660 rad/s, and the steps say so. Asserted: the table
+	 * stands, or the world reports divergence, or every step whose joint errors exceed 10 tolerances is
+	 * reported unconverged (measured: 115 of the 120 steps unconverged). */
 	Table t;
 	build(&t, 10000.0, true, 0.0, frictionless);
 	ibResult res = IB_OK;
-	int k = 0;
+	int k = 0, unconverged = 0;
 	double vmax = 0.0;
+	bool honest = true; /* no step with large joint errors claimed convergence */
 	for (; k < 120 && res == IB_OK; ++k) {
 		res = ibWorld_Step(t.w, 1.0 / 60.0);
 		for (int i = 0; i < 4 && res == IB_OK; ++i) vmax = fmax(vmax, ibLength(ibBody_GetAngularVelocity(t.leg[i])));
+		ibStepStats ss = ibWorld_GetStepStats(t.w);
+		unconverged += !ss.converged;
+		if (ss.converged && ss.maxPositionError > 1e-5) honest = false;
 	}
 	double z = ibBody_GetPosition(t.chassis).z;
-	printf("table 10000 kg on ball-jointed legs: %s after %d steps, legs up to %.3e rad/s, chassis z %.6g m (%s)\n",
-	       res == IB_OK ? "IB_OK" : ibResultString(res), k, vmax, z, ibWorld_GetLastError(t.w));
-	if (res == IB_OK)
-		assert_true(fabs(z - CHASSIS_Z) <= 1e-3 && vmax <= 1.0);
-	else
+	printf("table 10000 kg on ball-jointed legs: %s after %d steps (%d unconverged), legs up to %.3e rad/s, chassis z %.6g m (%s)\n",
+	       res == IB_OK ? "IB_OK" : ibResultString(res), k, unconverged, vmax, z, ibWorld_GetLastError(t.w));
+	if (res != IB_OK)
 		assert_true(res == IB_ERR_DIVERGED && ibWorld_HasDiverged(t.w));
+	else if (!(fabs(z - CHASSIS_Z) <= 1e-3 && vmax <= 1.0))
+		assert_true(honest && isfinite(z) && unconverged >= 60);
 	ibDestroyWorld(t.w);
 	g_legs = 0;
 }

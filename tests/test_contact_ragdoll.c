@@ -115,9 +115,12 @@ static void test_ragdoll_drops_with_friction(void** state)
 {
 	(void)state;
 	/* 4, 6 and 10 gained 6.4, 4.6 and 0.96 kJ; 2 went to NaN at 3.1 s (10: 1.0e6 J once the friction was fixed
-	 * alone, from the chest-on-thigh point) */
-	const int slow[] = {1, 2, 4, 6, 10}, quick[] = {4, 10};
-	const int n = IBDYN_SLOW_TESTS ? 5 : 2;
+	 * alone, from the chest-on-thigh point). 40 (session 28) gained 40 kJ: a landing step ended unconverged
+	 * with a shoulder 3.8 mm apart and its cone exceeded by 0.045 rad, and the next step's time-of-contact
+	 * search removed both within each of its re-simulations, of down to 5e-7 s (now in proportion to the
+	 * sub-step's share of the step: tests/test_joint_recovery.c). */
+	const int slow[] = {1, 2, 4, 6, 10, 40}, quick[] = {4, 10, 40};
+	const int n = IBDYN_SLOW_TESTS ? 6 : 3;
 	for (int i = 0; i < n; ++i) {
 		DropRun d = drop(IBDYN_SLOW_TESTS ? slow[i] : quick[i], 0.5, IBDYN_SLOW_TESTS ? 4.0 : 1.5);
 		check(&d);

@@ -137,8 +137,9 @@ IB_API double ibJoint_GetAngularError(ibJointId joint);
 IB_API double ibJoint_GetVelocityError(ibJointId joint);
 /** Correction sweeps in which this joint applied an impulse in the last step (position + velocity). */
 IB_API int ibJoint_GetIterations(ibJointId joint);
-/** Hinge angle of B relative to A about the axis (rad, from the reference vectors) or slider
- * position of B's anchor relative to A's along the rail (m). 0 for other types. */
+/** Hinge angle of B relative to A about the axis (rad, from the reference vectors, unwrapped over turns) or slider
+ * position of B's anchor relative to A's along the rail (m), at the current poses (after the last step, or at
+ * creation). 0 for other types. */
 IB_API double ibJoint_GetMotorValue(ibJointId joint);
 /** Relative angular velocity (rad/s) or velocity (m/s) along the axis, B relative to A. */
 IB_API double ibJoint_GetMotorSpeed(ibJointId joint);

@@ -199,7 +199,12 @@ static void advance(ibWorld* w, double h, int depth)
 	w->stats.converged = true;
 	w->canSubdivide = snap;
 	w->jointsUnconverged = false;
+	/* errors present at t0 are removed in proportion to this sub-step's share of the time left in the step
+	 * (ib_joints_recovery_slack): by its end, as in a whole step, but not all within one tiny sub-step */
+	const double left = w->frameLength - w->frameClock;
+	w->recoveryFraction = left > h * (1.0 + 1e-9) ? h / left : 1.0;
 	ib_joints_position_correction(w, h);
+	w->recoveryFraction = 1.0;
 	if (!w->stats.converged || (snap && spun_up(w, sb, h))) w->jointsUnconverged = true;
 	double t0 = now_ms();
 	/* the contact loops' joint sweeps do not set jointsUnconverged: a pile's stalled friction keeps
@@ -222,6 +227,7 @@ static void advance(ibWorld* w, double h, int depth)
 	 * without joints a stalled contact loop never split a step */
 	if (!w->jointsUnconverged || !snap) {
 		if (!w->jointsUnconverged) hint_success(w, h);
+		w->frameClock += h;
 		w->stats.converged = w->stats.converged && outer;
 		w->stats.stepSubdivisions += 1;
 		return;
@@ -360,6 +366,9 @@ ibResult ibWorld_Step(ibWorldId id, double h)
 	ibStepStats stats = {0};
 	stats.converged = true;
 	w->stats = stats;
+	w->frameClock = 0.0;
+	w->frameLength = h;
+	w->recoveryFraction = 1.0;
 	ibResult r = ib_joints_before_step(w, h);
 	if (r != IB_OK) return r;
 	ib_apply_force_modules(w, h);

@@ -126,6 +126,7 @@ ibWorldId ibCreateWorld(const ibWorldDef* def)
 	w->workerCount = def->workerCount;
 	w->gravity = def->gravity;
 	w->solver = def->solver;
+	w->recoveryFraction = 1.0; /* outside a step: whole errors (step.c) */
 	w->bodyFree = IB_NULL_INDEX;
 	w->shapeFree = IB_NULL_INDEX;
 	w->stats.converged = true;

@@ -140,6 +140,10 @@ struct ibWorld {
 	bool canSubdivide;        /* a failed correction may return unconverged instead of falling back */
 	bool jointsUnconverged;   /* step.c: the joints (or soft rows) missed a tolerance in this attempt; only
 	                           * this redoes a step as halves, a stalled contact loop does not */
+	/* step.c: time since the start of ibWorld_Step at the start of the current (sub-)step, the step's length,
+	 * and the fraction of the errors present at t0 that the joint correction of this (sub-)step removes:
+	 * its length over the time left to the end of the step (ib_joints_recovery_slack) */
+	double frameClock, frameLength, recoveryFraction;
 	double stepHint;          /* step.c: sub-step length that last converged after a failure (0 = none) */
 	int stepHintRuns;         /* converged sub-steps at stepHint since it was set or probed */
 	int stepHintProbe;        /* sub-steps before the double length is probed (0 = default); grows on failed probes */

@@ -169,6 +169,7 @@ ibJointId ibCreateJoint(ibWorldId worldId, const ibJointDef* d)
 	st->jointCount++;
 	st->basicsDirty = true;
 	ib_limits_count(st);
+	ib_motor_measure(w, j); /* ibJoint_GetMotorValue before the first step */
 	wake_bodies(w, &j->def);
 	return ib_joint_id(w, index);
 }

@@ -83,6 +83,7 @@ struct ibBasic {
 	uint32_t pointEpoch; /* w->poseEpoch at which a, b, P alone were computed (ib_solver_prepare_points) */
 	/* impulses */
 	ibVec3 accPos, accVel;   /* accumulated this step (clamp, warm start) */
+	double slack;            /* error the joint correction of this (sub-)step may leave (m or rad; ib_joints_recovery_slack) */
 	ibVec3 warmPos, warmVel; /* last step's totals */
 	/* measurements after the last step */
 	double posError, velError;
@@ -95,6 +96,8 @@ typedef struct ibLimitRow {
 	double acc;       /* accumulated impulse of the joint correction (>= 0) */
 	double accVel;    /* accumulated impulse of the velocity correction (>= 0) */
 	double approach;  /* approach speed at t0 (restitution), >= 0 */
+	double slack;     /* violation of side slackSide at t0 that the joint correction may leave (ib_limit_slack) */
+	int8_t slackSide;
 	double impulse;   /* reported: acc + accVel */
 } ibLimitRow;
 
@@ -126,6 +129,8 @@ typedef struct ibJoint {
 	double limitAcc;       /* accumulated impulse of the position correction (>= 0) */
 	double limitAccVel;    /* accumulated impulse of the velocity correction (>= 0) */
 	double limitApproach;  /* approach speed towards the active limit at t0 (>= 0) */
+	double limitSlack;     /* violation of side limitSlackSide at t0 that the joint correction may leave (ib_limit_slack) */
+	int8_t limitSlackSide;
 	double limitImpulse;   /* reported: limitAcc + limitAccVel */
 	ibLimitRow coneRow, twistRow; /* ball joint cone and twist limits (joint_limit_ball.c) */
 } ibJoint;
@@ -211,7 +216,28 @@ static inline ibVec3 ib_solver_velocity_error(const ibWorld* w, const ibBasic* c
 }
 /* Component of r in the rows of c (P^T P r): warm-start impulses must not act in free DOFs. */
 ibVec3 ib_solver_project(const ibBasic* c, ibVec3 r);
-/* Predicted errors d(t0+h) of all position rows, stored as d/h in st->rhs; returns max |d| / tolerance. */
+/* The part of a predicted error d that the joint correction removes: d itself, or, in a sub-step that does
+ * not end the step (c->slack > 0, ib_joints_recovery_slack), only what lies beyond |d| = slack:
+ * d (1 - slack / |d|), zero inside. */
+static inline ibVec3 ib_solver_excess(const ibBasic* c, ibVec3 d)
+{
+	if (!(c->slack > 0.0)) return d;
+	double l = ibLength(d);
+	return l <= c->slack ? IB_VEC3_ZERO : ibScale(1.0 - c->slack / l, d);
+}
+/* Slack of every position row: the thesis removes the whole predicted error in every step; in a sub-step
+ * of ibWorld_Step (time of contact, rotation sub-steps, halves of an unconverged step) that does not end
+ * it, an error e0 present at its start is removed only in proportion f = w->recoveryFraction (the
+ * sub-step's length over the time left in the step): slack = (1 - f) e0. So an error left by an
+ * unconverged step is removed by the end of the next step at a uniform rate, not within each of the
+ * time-of-contact search's sub-steps of 2e-5 s at up to 190 m/s (tests/test_joint_recovery.c). */
+void ib_joints_recovery_slack(ibWorld* w, ibJointStore* st);
+/* |error| of a position row at the current poses (its points and rows prepared on the way) */
+double ib_solver_error_now(ibWorld* w, ibBasic* c);
+/* The same for a one-sided limit row violated by v (> 0) at the start of the sub-step. */
+static inline double ib_limit_slack(const ibWorld* w, double v) { return v > 0.0 ? (1.0 - w->recoveryFraction) * v : 0.0; }
+/* Predicted errors d(t0+h) of all position rows, stored as excess/h in st->rhs (ib_solver_excess);
+ * returns max |excess| / tolerance. */
 double ib_solver_predicted_errors(ibWorld* w, ibJointStore* st, double h);
 
 /* solver_iterative.c (Alg. 3.1, 3.2) and solver_lgs_tree.c (O(n) LGS for acyclic joint graphs) */
@@ -227,6 +253,9 @@ void ib_joints_island_classes(ibWorld* w, const ibJointStore* st, int8_t* cls, i
 
 /* force modules: motor.c and spring.c */
 void ib_motor_apply(ibWorld* w, ibJoint* j, double h);
+/* The coordinate and its rate (ibJoint_GetMotorValue, GetMotorSpeed) of a hinge or slider at the current poses
+ * (after each step, at creation, and before the motor acts) */
+void ib_motor_measure(ibWorld* w, ibJoint* j);
 void ib_spring_apply(ibWorld* w, ibJoint* j);
 double ib_spring_energy(ibWorld* w, const ibJoint* j);
 double ib_schedule_eval(const double* t, const double* v, int n, double time, double fallback);

@@ -5,7 +5,8 @@
  * A's about A's axis n (as the motor measures it, motor.c; limits within [-pi, pi]), slider position
  * (b - a).n of B's anchor relative to A's along A's rail n. Side s = +1 at the lower, -1 at the
  * upper limit; the row's gap C = s (x - limit) must stay >= 0.
- * Joint correction (at t0): C' from the predicted poses after a free step (as every basic joint);
+ * Joint correction (at t0): C' from the predicted poses after a free step (as every basic joint), plus
+ * in a sub-step that does not end ibWorld_Step the part of a violation at t0 that it may leave (ib_limit_slack);
  * while C' < 0, or C' > 0 and the accumulated impulse L > 0, the impulse dL = -C' / (h k) with
  * L + dL >= 0 (eqs 5.6/5.7) acts as s dL n on B and -s dL n on A (angular for the hinge; linear at
  * B's anchor for the slider), k = n^T K n the response of the row at t0 (K = J_A^-1 + J_B^-1 or
@@ -133,6 +134,7 @@ bool ib_limits_position_sweep(ibWorld* w, double h)
 			if (j->limitSide == 0) continue;
 		}
 		g = j->limitSide > 0 ? x - j->def.lowerLimit : j->def.upperLimit - x;
+		if (j->limitSide == j->limitSlackSide) g += j->limitSlack; /* sub-step's slack (ib_limit_slack) */
 		if (!(g < 0.0 || (g > 0.0 && j->limitAcc > 0.0))) continue;
 		/* response and direction at t0 */
 		ibPose pA = current_pose(w, j->def.bodyA.index1), pB = current_pose(w, j->def.bodyB.index1);
@@ -170,6 +172,9 @@ void ib_limits_begin(ibWorld* w, double h)
 		ibVec3 n, pb;
 		double x = coordinate(w, j, &pA, &pB, &n, &pb);
 		double v = rate(w, j, n, pb, NULL);
+		double lo = j->def.lowerLimit - x, up = x - j->def.upperLimit; /* violations at t0 */
+		j->limitSlackSide = lo >= up ? 1 : -1;
+		j->limitSlack = ib_limit_slack(w, fmax(lo, up));
 		/* speed towards the limit in the direction of motion, if it is reached within this step */
 		double vin = fabs(v), gapTo = v < 0.0 ? x - j->def.lowerLimit : j->def.upperLimit - x;
 		if (gapTo <= vin * h + tolerance(w, j) && vin > eps_rc) j->limitApproach = vin;

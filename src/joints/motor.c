@@ -51,6 +51,13 @@ static void measure(ibWorld* w, ibJoint* j, ibVec3* axisOut)
 	}
 }
 
+void ib_motor_measure(ibWorld* w, ibJoint* j)
+{
+	if (j->def.type != IB_JOINT_HINGE && j->def.type != IB_JOINT_SLIDER) return;
+	ibVec3 axis;
+	measure(w, j, &axis);
+}
+
 void ib_motor_apply(ibWorld* w, ibJoint* j, double h)
 {
 	ibVec3 axis;

@@ -266,7 +266,8 @@ ibVec3 ib_solver_project(const ibBasic* c, ibVec3 r)
 	return p;
 }
 
-/* Predicted errors d(t0+h)/h of the position rows into st->rhs; returns max |d| / tolerance. */
+/* Predicted errors of the position rows, the part to remove (ib_solver_excess) over h into st->rhs;
+ * returns max |excess| / tolerance. */
 double ib_solver_predicted_errors(ibWorld* w, ibJointStore* st, double h)
 {
 	const ibSolverSettings* s = &w->solver;
@@ -285,8 +286,8 @@ double ib_solver_predicted_errors(ibWorld* w, ibJointStore* st, double h)
 		const ibPose* p1 = predicted(w, st, c->b1, h);
 		const ibPose* p2 = predicted(w, st, c->b2, h);
 		/* ball_error written out (the chains' only joint: no indirect call) */
-		ibVec3 d = c->type == &ib_basic_ball ? ibSub(ib_pose_point(p2, c->lb), ib_pose_point(p1, c->la))
-		                                     : c->type->error(c, p1, p2);
+		ibVec3 d = ib_solver_excess(c, c->type == &ib_basic_ball ? ibSub(ib_pose_point(p2, c->lb), ib_pose_point(p1, c->la))
+		                                                       : c->type->error(c, p1, p2));
 		double x = ibDot(d, d);
 		nan |= isnan(x);
 		if (c->type->rotational) {
@@ -303,4 +304,22 @@ double ib_solver_predicted_errors(ibWorld* w, ibJointStore* st, double h)
 	double ra = anyAng ? sqrt(worstAng) / s->angularTolerance : 0.0;
 	if (isnan(rp) || isnan(ra)) return NAN;
 	return ra > rp ? ra : rp;
+}
+
+double ib_solver_error_now(ibWorld* w, ibBasic* c)
+{
+	ib_solver_prepare_points(w, c);
+	if (c->type == &ib_basic_ball) return ibLength(ibSub(c->b, c->a)); /* ball_error: the points just prepared */
+	ibPose p1 = ib_body_pose(&w->bodies[c->b1]), p2 = ib_body_pose(&w->bodies[c->b2]);
+	return ibLength(c->type->error(c, &p1, &p2));
+}
+
+void ib_joints_recovery_slack(ibWorld* w, ibJointStore* st)
+{
+	const double f = w->recoveryFraction;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		ibBasic* c = &st->basics[k];
+		c->slack = 0.0;
+		if (f < 1.0 && !c->type->velocityOnly) c->slack = (1.0 - f) * ib_solver_error_now(w, c);
+	}
 }

@@ -46,7 +46,7 @@ ibResult ib_iterative_position_correction(ibWorld* w, double h)
 			if (c->type->velocityOnly) continue;
 			const ibPose* q1 = ib_solver_predicted(w, st, c->b1, h);
 			const ibPose* q2 = ib_solver_predicted(w, st, c->b2, h);
-			ibVec3 d = c->type->error(c, q1, q2);
+			ibVec3 d = ib_solver_excess(c, c->type->error(c, q1, q2));
 			double tol = c->type->rotational ? s->angularTolerance : s->positionTolerance;
 			if (ibLength(d) <= tol) continue;
 			ibVec3 p = clamp_accumulated(&c->accPos, ib_solver_impulse(c, ibScale(1.0 / h, d)), s->maxCorrectionImpulse);
@@ -165,18 +165,14 @@ void ib_joints_measure(ibWorld* w, ibStepStats* stats)
 		ibJoint* jt = &st->joints[j];
 		jt->posError = jt->angError = jt->velError = 0.0;
 		jt->iterations = 0;
+		if (jt->inUse) ib_motor_measure(w, jt); /* angle / position after the step, not before it */
 	}
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
 		ib_solver_prepare_points(w, c); /* points and rows; the response inverse is not needed here */
 		ibJoint* jt = &st->joints[c->joint];
 		if (!c->type->velocityOnly) {
-			if (c->type == &ib_basic_ball) { /* ball_error at the current poses: the points just prepared */
-				c->posError = ibLength(ibSub(c->b, c->a));
-			} else {
-				ibPose p1 = ib_body_pose(&w->bodies[c->b1]), p2 = ib_body_pose(&w->bodies[c->b2]);
-				c->posError = ibLength(c->type->error(c, &p1, &p2));
-			}
+			c->posError = ib_solver_error_now(w, c);
 			if (c->type->rotational) {
 				jt->angError = max_of(jt->angError, c->posError);
 				stats->maxAngularError = max_of(stats->maxAngularError, c->posError);
@@ -203,7 +199,7 @@ bool ib_joints_position_sweep(ibWorld* w, double h)
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
 		if (c->type->velocityOnly) continue;
-		ibVec3 d = c->type->error(c, ib_solver_predicted(w, st, c->b1, h), ib_solver_predicted(w, st, c->b2, h));
+		ibVec3 d = ib_solver_excess(c, c->type->error(c, ib_solver_predicted(w, st, c->b1, h), ib_solver_predicted(w, st, c->b2, h)));
 		double tol = c->type->rotational ? s->angularTolerance : s->positionTolerance;
 		if (ibLength(d) <= tol) continue;
 		/* after an LGS correction the rows' own (P K P^T)^-1 may not be prepared at this instant: in the

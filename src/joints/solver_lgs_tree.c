@@ -1059,7 +1059,7 @@ static void sweep_cut(ibWorld* w, ibJointStore* st, double h, bool velocity)
 			continue;
 		}
 		if (c->type->velocityOnly) continue;
-		ibVec3 d = c->type->error(c, ib_solver_predicted(w, st, c->b1, h), ib_solver_predicted(w, st, c->b2, h));
+		ibVec3 d = ib_solver_excess(c, c->type->error(c, ib_solver_predicted(w, st, c->b1, h), ib_solver_predicted(w, st, c->b2, h)));
 		double tol = c->type->rotational ? s->angularTolerance : s->positionTolerance;
 		if (ibLength(d) > tol) ib_solver_apply(w, c, ib_solver_impulse(c, ibScale(1.0 / h, d)));
 	}

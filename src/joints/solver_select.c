@@ -101,6 +101,7 @@ ibResult ib_joints_position_correction(ibWorld* w, double h)
 		st->pred[i].version = ~w->bodies[i].velVersion;
 		st->pred[i].terms.valid = false; /* recomputed at this pose */
 	}
+	ib_joints_recovery_slack(w, st);
 	/* LGS ranges: the soft rows alternate with the rigid solves; iterative only: swept inside its loop */
 	ib_limits_begin(w, h);
 	ibResult r = has_lgs_range(w) ? ib_soft_position_hybrid(w, h, run_position_classes) : run_classes(w, h, false);
