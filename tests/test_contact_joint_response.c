@@ -303,11 +303,11 @@ static void test_ball_jointed_table(void** state)
 	}
 	/* 10 000 kg still fails (K_eff takes the one-sided cone rows as two-sided; README "Known problems"). It blew
 	 * up while finite: chassis 1.4e5 m away, legs at 2.4e7 rad/s, every step IB_OK (session 26); then the speed
-	 * bounds flagged it after 9 steps (session 27). Since joint errors left by an unconverged step are removed in
-	 * proportion to a sub-step's share of the step (session 28, tests/test_joint_recovery.c) it no longer flies
-	 * off: it collapses, with the legs turning at up to 660 rad/s, and the steps say so. Asserted: the table
-	 * stands, or the world reports divergence, or every step whose joint errors exceed 10 tolerances is
-	 * reported unconverged (measured: 115 of the 120 steps unconverged). */
+	 * bounds flagged it after 9 steps (session 27). Since large joint errors left by an unconverged step are
+	 * removed at the rate of a whole step in sub-steps (session 28, tests/test_joint_recovery.c) it no longer
+	 * flies off: it collapses onto the ground, with the legs turning at up to 500 rad/s, and the steps say so.
+	 * Asserted: the table stands, or the world reports divergence, or no step whose joint errors exceed 10
+	 * tolerances is reported converged (measured: 118 of the 120 steps unconverged). */
 	Table t;
 	build(&t, 10000.0, true, 0.0, frictionless);
 	ibResult res = IB_OK;

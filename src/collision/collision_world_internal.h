@@ -110,7 +110,6 @@ typedef struct ibCollisionWorld {
 	ibVec3* toiWarm;
 	int32_t toiWarmCapacity;
 	ibStepStats toiStats;
-	double toiClock; /* w->frameClock at toiStart */
 	bool toiUnchecked; /* the running sub-step is not checked for a time of contact (sub-step cap reached) */
 	bool toiChecked;   /* the running sub-step is checked for a time of contact (below the sub-step cap) */
 	/* pairs (broadphase pair keys) that got speculative points at this sub-step's t0 and that the

@@ -64,7 +64,6 @@ static void simulate_to(ibWorld* w, ibCollisionWorld* cw, ibStepPhaseFn* motion,
 	w->poseEpoch++;
 	if (ib_joints_warm_count(w) > 0) ib_joints_warm_restore(w, cw->toiWarm, tau / H);
 	w->stats = cw->toiStats;
-	w->frameClock = cw->toiClock;
 	motion(w, tau);
 	cw->stats.toiIterations++;
 }
@@ -524,10 +523,8 @@ void ib_toi_step(ibWorld* w, double h, ibStepPhaseFn* atT0, ibStepPhaseFn* motio
 		save_states(w, cw->toiStart);
 		if (ib_joints_warm_count(w) > 0) ib_joints_warm_save(w, cw->toiWarm);
 		cw->toiStats = w->stats;
-		cw->toiClock = w->frameClock;
 		motion(w, remaining);
 		double tau = find_contact_time(w, cw, motion, remaining);
-		w->frameClock = cw->toiClock + fmin(tau, remaining); /* the world is there */
 		if (!(tau < remaining)) return;
 		cw->stats.toiSubsteps++;
 		if (cw->stats.firstToi < 0.0) cw->stats.firstToi = done + tau;

@@ -221,7 +221,7 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h)
 	bool joints = set->jointVelocitySweeps && w->joints;
 	if (joints) ib_contacts_joint_response(w, cs, true); /* resting points too: a round may make them collide */
 	CollideCtx x = {tol, rest};
-	ibContactLoop loop = {collide_point, joints ? joint_velocity_sweep : NULL, &x, set->maxCollisionIterations, IB_CONTACT_COLLIDING, NULL};
+	ibContactLoop loop = {collide_point, joints ? joint_velocity_sweep : NULL, &x, set->maxCollisionIterations, IB_CONTACT_COLLIDING, NULL, false};
 	bool active = false;
 	int it = 0;
 	do {
@@ -244,7 +244,7 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h)
 				for (int i = 0; i < set->maxCollisionIterations && ib_joints_velocity_sweep(w); ++i) {}
 			if (it < set->maxCollisionIterations) { /* static friction through the restitution phase ([R], above) */
 				ibContactLoop fl = {restitution_friction_point, joints ? joint_velocity_sweep : NULL, &x,
-				                    set->maxCollisionIterations - it, IB_CONTACT_COLLIDING, NULL};
+				                    set->maxCollisionIterations - it, IB_CONTACT_COLLIDING, NULL, false};
 				bool fa = false;
 				it += ib_contacts_run(w, cs, &fl, &fa);
 				if (fa) active = true;

@@ -134,6 +134,13 @@ typedef struct ibContactStore {
 	int32_t maskRowsCapacity;
 	int32_t* active; /* ib_contacts_run: the points of the loop's kind, in sweep order */
 	int32_t activeCapacity;
+	/* ib_contacts_run with keepBest: body velocities (v, w) and the active points' accN, accVN, accT at the
+	 * sweep with the least kinetic energy, grow-only */
+	ibVec3* bestVel;
+	int32_t bestVelCapacity;
+	double* bestAcc;
+	int32_t bestAccCapacity;
+	int32_t bestRestored; /* loops that went back to their best sweep (never reset; for tests) */
 	/* contact_patch.c: Cholesky factor of each group's 6x6 response (indexed by its first row), grow-only */
 	double* patchL;
 	uint8_t* patchOk;   /* 1 = factor valid for this velocity loop, 2 = not positive definite */
@@ -156,6 +163,8 @@ typedef struct ibContactLoop {
 	int kind; /* ibContactKind of the points the loop iterates: point() returns false for the others
 	           * without side effects, so the sweeps skip them */
 	double* residual; /* if set, zeroed before each sweep: point() records the sweep's largest error there */
+	bool keepBest;    /* a loop that ends not converged leaves the sweep with the least kinetic energy if it ended
+	                   * far above it (ib_contacts_run; the velocity loop with K_eff points) */
 } ibContactLoop;
 
 /* contact_graph.c */

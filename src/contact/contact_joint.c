@@ -292,7 +292,7 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 	 * resting point within 2 % of the tolerance (IB_DIRECT_HELD), the sweep would only confirm it */
 	bool held = ib_contacts_direct(w, cs, h, false) == IB_DIRECT_HELD;
 	RestCtx x = {h, set->contactPositionTolerance, 0.0, 0.0, false};
-	ibContactLoop loop = {position_point, w->joints || w->soft ? joint_position_sweep : NULL, &x, set->maxContactIterations, IB_CONTACT_RESTING, &x.res};
+	ibContactLoop loop = {position_point, w->joints || w->soft ? joint_position_sweep : NULL, &x, set->maxContactIterations, IB_CONTACT_RESTING, &x.res, false};
 	bool moved = false;
 	if (!held) w->stats.contactIterations += ib_contacts_run(w, cs, &loop, &moved);
 	else ib_contacts_mark_both(cs);
@@ -449,7 +449,8 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 	 * active-set passes in 9 of its first 31 steps instead of 4 */
 	ib_contacts_direct(w, cs, h, true);
 	RestCtx x = {h, set->contactPositionTolerance, w->solver.velocityTolerance, 0.0, ib_contact_patch_begin(w, cs)};
-	ibContactLoop loop = {velocity_point, w->joints || w->soft ? joint_velocity_sweep : NULL, &x, set->maxContactIterations, IB_CONTACT_RESTING, NULL};
+	ibContactLoop loop = {velocity_point, w->joints || w->soft ? joint_velocity_sweep : NULL, &x, set->maxContactIterations, IB_CONTACT_RESTING, NULL, false};
+	for (int32_t k = 0; k < cs->count && !loop.keepBest; ++k) loop.keepBest = cs->pts[k].kj != 0; /* see ib_contacts_run */
 	bool moved = false;
 	w->stats.contactVelocityIterations += ib_contacts_run(w, cs, &loop, &moved);
 	for (int32_t k = 0; k < cs->count; ++k) {

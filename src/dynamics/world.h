@@ -9,6 +9,10 @@
 #define IB_MAX_WORLDS 128
 #define IB_DEF_MAGIC 0x1bd7a
 #define IB_NULL_INDEX (-1)
+/* joint errors (and limit violations) above this many tolerances at the start of a sub-step are removed at the
+ * rate of a whole step (joint_internal.h ib_joints_recovery_slack); a step that leaves such errors is
+ * reported not converged (step.c) */
+#define IB_RECOVERY_MIN_ERRORS 10.0
 
 typedef struct ibWorld ibWorld;
 
@@ -140,10 +144,9 @@ struct ibWorld {
 	bool canSubdivide;        /* a failed correction may return unconverged instead of falling back */
 	bool jointsUnconverged;   /* step.c: the joints (or soft rows) missed a tolerance in this attempt; only
 	                           * this redoes a step as halves, a stalled contact loop does not */
-	/* step.c: time since the start of ibWorld_Step at the start of the current (sub-)step, the step's length,
-	 * and the fraction of the errors present at t0 that the joint correction of this (sub-)step removes:
-	 * its length over the time left to the end of the step (ib_joints_recovery_slack) */
-	double frameClock, frameLength, recoveryFraction;
+	/* step.c: the length of the step of ibWorld_Step, and the fraction of large errors present at t0 that the
+	 * joint correction of the current (sub-)step removes: its length over the step's (ib_joints_recovery_slack) */
+	double frameLength, recoveryFraction;
 	double stepHint;          /* step.c: sub-step length that last converged after a failure (0 = none) */
 	int stepHintRuns;         /* converged sub-steps at stepHint since it was set or probed */
 	int stepHintProbe;        /* sub-steps before the double length is probed (0 = default); grows on failed probes */
@@ -241,6 +244,8 @@ static inline ibQuat ib_quat_unit(ibQuat q)
 static inline bool ib_is_dynamic(const ibBody* b) { return b->type == IB_BODY_DYNAMIC; }
 void ib_body_apply_impulse(ibBody* b, ibVec3 p, ibVec3 worldPoint);
 void ib_body_apply_angular_impulse(ibBody* b, ibVec3 l);
+/* Kinetic energy of the dynamic bodies (J). */
+double ib_bodies_kinetic_energy(const ibWorld* w);
 
 /* joints module hooks (src/joints) */
 void ib_joints_destroy_store(ibWorld* w);

@@ -216,8 +216,8 @@ static inline ibVec3 ib_solver_velocity_error(const ibWorld* w, const ibBasic* c
 }
 /* Component of r in the rows of c (P^T P r): warm-start impulses must not act in free DOFs. */
 ibVec3 ib_solver_project(const ibBasic* c, ibVec3 r);
-/* The part of a predicted error d that the joint correction removes: d itself, or, in a sub-step that does
- * not end the step (c->slack > 0, ib_joints_recovery_slack), only what lies beyond |d| = slack:
+/* The part of a predicted error d that the joint correction removes: d itself, or, in a sub-step with a large
+ * error at its start (c->slack > 0, ib_joints_recovery_slack), only what lies beyond |d| = slack:
  * d (1 - slack / |d|), zero inside. */
 static inline ibVec3 ib_solver_excess(const ibBasic* c, ibVec3 d)
 {
@@ -225,17 +225,20 @@ static inline ibVec3 ib_solver_excess(const ibBasic* c, ibVec3 d)
 	double l = ibLength(d);
 	return l <= c->slack ? IB_VEC3_ZERO : ibScale(1.0 - c->slack / l, d);
 }
-/* Slack of every position row: the thesis removes the whole predicted error in every step; in a sub-step
- * of ibWorld_Step (time of contact, rotation sub-steps, halves of an unconverged step) that does not end
- * it, an error e0 present at its start is removed only in proportion f = w->recoveryFraction (the
- * sub-step's length over the time left in the step): slack = (1 - f) e0. So an error left by an
- * unconverged step is removed by the end of the next step at a uniform rate, not within each of the
- * time-of-contact search's sub-steps of 2e-5 s at up to 190 m/s (tests/test_joint_recovery.c). */
+/* Slack of every position row: the thesis removes the whole predicted error in every step. In a sub-step of
+ * ibWorld_Step (time of contact, rotation sub-steps, halves of an unconverged step), an error e0 present at
+ * its start and larger than IB_RECOVERY_MIN_ERRORS tolerances (left by an unconverged step) is removed only
+ * in proportion f = w->recoveryFraction, the sub-step's length over the step's: slack = (1 - f) e0. It is
+ * removed at the rate of a whole step, not within one time-of-contact sub-step of 2e-5 s at up to 190 m/s
+ * (tests/test_joint_recovery.c); what is left goes in the next steps. Smaller errors go at once, as before. */
 void ib_joints_recovery_slack(ibWorld* w, ibJointStore* st);
+/* The same for a one-sided limit row violated by v (> 0) at the start of the sub-step; tol its tolerance. */
+static inline double ib_limit_slack(const ibWorld* w, double v, double tol)
+{
+	return v > IB_RECOVERY_MIN_ERRORS * tol ? (1.0 - w->recoveryFraction) * v : 0.0;
+}
 /* |error| of a position row at the current poses (its points and rows prepared on the way) */
 double ib_solver_error_now(ibWorld* w, ibBasic* c);
-/* The same for a one-sided limit row violated by v (> 0) at the start of the sub-step. */
-static inline double ib_limit_slack(const ibWorld* w, double v) { return v > 0.0 ? (1.0 - w->recoveryFraction) * v : 0.0; }
 /* Predicted errors d(t0+h) of all position rows, stored as excess/h in st->rhs (ib_solver_excess);
  * returns max |excess| / tolerance. */
 double ib_solver_predicted_errors(ibWorld* w, ibJointStore* st, double h);

@@ -6,7 +6,7 @@
  * (b - a).n of B's anchor relative to A's along A's rail n. Side s = +1 at the lower, -1 at the
  * upper limit; the row's gap C = s (x - limit) must stay >= 0.
  * Joint correction (at t0): C' from the predicted poses after a free step (as every basic joint), plus
- * in a sub-step that does not end ibWorld_Step the part of a violation at t0 that it may leave (ib_limit_slack);
+ * in a sub-step shorter than ibWorld_Step's step the part of a large violation at t0 that it may leave (ib_limit_slack);
  * while C' < 0, or C' > 0 and the accumulated impulse L > 0, the impulse dL = -C' / (h k) with
  * L + dL >= 0 (eqs 5.6/5.7) acts as s dL n on B and -s dL n on A (angular for the hinge; linear at
  * B's anchor for the slider), k = n^T K n the response of the row at t0 (K = J_A^-1 + J_B^-1 or
@@ -174,7 +174,7 @@ void ib_limits_begin(ibWorld* w, double h)
 		double v = rate(w, j, n, pb, NULL);
 		double lo = j->def.lowerLimit - x, up = x - j->def.upperLimit; /* violations at t0 */
 		j->limitSlackSide = lo >= up ? 1 : -1;
-		j->limitSlack = ib_limit_slack(w, fmax(lo, up));
+		j->limitSlack = ib_limit_slack(w, fmax(lo, up), tolerance(w, j));
 		/* speed towards the limit in the direction of motion, if it is reached within this step */
 		double vin = fabs(v), gapTo = v < 0.0 ? x - j->def.lowerLimit : j->def.upperLimit - x;
 		if (gapTo <= vin * h + tolerance(w, j) && vin > eps_rc) j->limitApproach = vin;

@@ -12,8 +12,8 @@
  *   twist: C = s (tau - limit) (s = +1 lower, -1 upper), G = s (a + b) / (1 + a.b).
  * (Both gradients were checked against central differences of C under small rotations.)
  * An angular impulse lambda G acts on B and -lambda G on A (lambda >= 0 accumulated), k = G^T (J_A^-1
- * + J_B^-1) G at t0; the joint correction drives the predicted C' (plus, in a sub-step that does not end
- * ibWorld_Step, the part of a violation at t0 that it may leave: ib_limit_slack) to >= 0 (dL = -C' / (h k)) to within
+ * + J_B^-1) G at t0; the joint correction drives the predicted C' (plus, in a sub-step shorter than
+ * ibWorld_Step's step, the part of a large violation at t0 that it may leave: ib_limit_slack) to >= 0 (dL = -C' / (h k)) to within
  * angularTolerance, the velocity correction removes an approaching dC/dt (target e times the approach
  * speed at t0 when it exceeded eps_rc, the contacts' resting threshold) like joint_limit.c, with one
  * difference: the clamp is on the step's total impulse (acc + accVel >= 0), so the velocity
@@ -187,7 +187,7 @@ void ib_ball_limits_begin(ibWorld* w, double h)
 			if (v < 0.0 && c <= -v * h + tol && -v > eps_rc) row->approach = -v;
 			double viol; /* a row violated at t0: its sub-step's slack (ib_limit_slack) */
 			row->slackSide = side_at(j, r, &f, 0.0, &viol);
-			if (row->slackSide != 0) row->slack = ib_limit_slack(w, -viol);
+			if (row->slackSide != 0) row->slack = ib_limit_slack(w, -viol, tol);
 		}
 	}
 }

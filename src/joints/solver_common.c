@@ -320,6 +320,9 @@ void ib_joints_recovery_slack(ibWorld* w, ibJointStore* st)
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
 		c->slack = 0.0;
-		if (f < 1.0 && !c->type->velocityOnly) c->slack = (1.0 - f) * ib_solver_error_now(w, c);
+		if (!(f < 1.0) || c->type->velocityOnly) continue;
+		const double e0 = ib_solver_error_now(w, c);
+		const double tol = c->type->rotational ? w->solver.angularTolerance : w->solver.positionTolerance;
+		if (e0 > IB_RECOVERY_MIN_ERRORS * tol) c->slack = (1.0 - f) * e0;
 	}
 }

@@ -67,18 +67,6 @@ ibResult ib_iterative_position_correction(ibWorld* w, double h)
 	return IB_OK;
 }
 
-/* Kinetic energy of the dynamic bodies (J). */
-static double kinetic_energy(const ibWorld* w)
-{
-	double e = 0.0;
-	for (int32_t i = 0; i < w->bodyHigh; ++i) {
-		const ibBody* b = &w->bodies[i];
-		if (!b->inUse || !ib_is_dynamic(b)) continue;
-		ibMat3 J = ibMat3_RotateDiag(b->R, b->inertiaP);
-		e += 0.5 * (b->mass * ibLengthSq(b->st.v) + ibDot(b->st.w, ibMat3_MulV(J, b->st.w)));
-	}
-	return e;
-}
 
 static void apply_all(ibWorld* w, const ibJointStore* st, double f)
 {
@@ -98,11 +86,11 @@ static void apply_all(ibWorld* w, const ibJointStore* st, double f)
  * energy out again: the kinetic energy grew 9e3 J -> 1e46 J in 10 steps (tests/test_joints_wide.c). */
 static void warm_start_velocities(ibWorld* w, ibJointStore* st)
 {
-	double e0 = kinetic_energy(w);
+	double e0 = ib_bodies_kinetic_energy(w);
 	apply_all(w, st, 1.0);
-	double e1 = kinetic_energy(w);
+	double e1 = ib_bodies_kinetic_energy(w);
 	apply_all(w, st, 1.0);
-	double e2 = kinetic_energy(w);
+	double e2 = ib_bodies_kinetic_energy(w);
 	double c2 = 0.5 * (e2 - 2.0 * e1 + e0), c1 = e1 - e0 - c2;
 	double a = c2 > 0.0 ? -0.5 * c1 / c2 : (c1 < 0.0 ? 1.0 : 0.0);
 	if (!(a > 0.0)) a = 0.0; /* also NaN */
