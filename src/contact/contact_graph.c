@@ -263,10 +263,8 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 		}
 	}
 	if (keep && moved && bestIt >= 0 && bestIt < it &&
-	    ib_bodies_kinetic_energy(w) > IB_CONTACT_BEST_RATIO * bestKe + IB_CONTACT_BEST_SLACK) {
+	    ib_bodies_kinetic_energy(w) > IB_CONTACT_BEST_RATIO * bestKe + IB_CONTACT_BEST_SLACK)
 		best_state(w, cs, na, true);
-		cs->bestRestored++;
-	}
 	/* the impulses so far act on both bodies; those of the shock pass only on the upper one, so they
 	 * must not warm-start the next step, where they would act on both */
 	ib_contacts_mark_both(cs);

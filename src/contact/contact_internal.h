@@ -140,7 +140,6 @@ typedef struct ibContactStore {
 	int32_t bestVelCapacity;
 	double* bestAcc;
 	int32_t bestAccCapacity;
-	int32_t bestRestored; /* loops that went back to their best sweep (never reset; for tests) */
 	/* contact_patch.c: Cholesky factor of each group's 6x6 response (indexed by its first row), grow-only */
 	double* patchL;
 	uint8_t* patchOk;   /* 1 = factor valid for this velocity loop, 2 = not positive definite */
