@@ -170,14 +170,14 @@ static void best_state(ibWorld* w, ibContactStore* cs, int32_t na, bool restore)
 	}
 }
 
-/* [IMPL] A loop ended not converged with the kinetic energy above 1.5 times its least value after a sweep
- * (plus 1e-9 J) goes back to that sweep. The velocity correction of resting contacts and joints is an
- * inelastic projection: it takes energy out. But a point with the joints' response K_eff (contact_joint_response.c),
- * where K_eff misjudges the joints (one-sided limit rows taken as two-sided), can pump: a ragdoll lying on the
- * ground (tests/test_contact_ragdoll.c, seed 35) cycled between 1.1 and 167 J of kinetic energy every 7 sweeps,
- * one thigh's point raising it and the other points taking it out, and the loop, ended by the stall rule at
- * sweep 51, left 159 J. */
-#define IB_CONTACT_BEST_RATIO 1.5
+/* [IMPL] keepBest: a loop ended not converged with the kinetic energy above keepBest times (plus 1e-9 J) its
+ * least value after a sweep goes back to that sweep. The loops that ask for it are inelastic projections of the
+ * velocities (targets <= 0: zero velocity satisfies them): with exact responses their sweeps are coordinate
+ * descent on the dual problem, whose objective is the kinetic energy, so the energy never rises. But a point with
+ * the joints' response K_eff (contact_joint_response.c), where K_eff misjudges the joints (one-sided limit rows
+ * taken as two-sided), can pump: a ragdoll lying on the ground (tests/test_contact_ragdoll.c, seed 35) cycled
+ * between 1.1 and 167 J of kinetic energy every 7 sweeps, one thigh's point raising it and the other points
+ * taking it out, and the velocity loop, ended by the stall rule at sweep 51, left 159 J. */
 #define IB_CONTACT_BEST_SLACK 1e-9
 
 int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, bool* movedOut)
@@ -207,7 +207,7 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 		}
 		mask_reset(cs, w->bodyHigh, na);
 	}
-	const bool keep = loop->keepBest && ib_grow(w, (void**)&cs->bestVel, &cs->bestVelCapacity, 2 * w->bodyHigh + 2, sizeof(ibVec3)) &&
+	const bool keep = loop->keepBest > 0.0 && ib_grow(w, (void**)&cs->bestVel, &cs->bestVelCapacity, 2 * w->bodyHigh + 2, sizeof(ibVec3)) &&
 	                  ib_grow(w, (void**)&cs->bestAcc, &cs->bestAccCapacity, 5 * na + 5, sizeof(double));
 	double bestKe = INFINITY;
 	int bestIt = -1;
@@ -262,9 +262,9 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 			}
 		}
 	}
-	if (keep && moved && bestIt >= 0 && bestIt < it &&
-	    ib_bodies_kinetic_energy(w) > IB_CONTACT_BEST_RATIO * bestKe + IB_CONTACT_BEST_SLACK)
-		best_state(w, cs, na, true);
+	cs->bestRestored = keep && moved && bestIt >= 0 && bestIt < it &&
+	                   ib_bodies_kinetic_energy(w) > loop->keepBest * bestKe + IB_CONTACT_BEST_SLACK;
+	if (cs->bestRestored) best_state(w, cs, na, true);
 	/* the impulses so far act on both bodies; those of the shock pass only on the upper one, so they
 	 * must not warm-start the next step, where they would act on both */
 	ib_contacts_mark_both(cs);

@@ -140,6 +140,7 @@ typedef struct ibContactStore {
 	int32_t bestVelCapacity;
 	double* bestAcc;
 	int32_t bestAccCapacity;
+	bool bestRestored; /* the last ib_contacts_run went back to its best sweep */
 	/* contact_patch.c: Cholesky factor of each group's 6x6 response (indexed by its first row), grow-only */
 	double* patchL;
 	uint8_t* patchOk;   /* 1 = factor valid for this velocity loop, 2 = not positive definite */
@@ -162,8 +163,8 @@ typedef struct ibContactLoop {
 	int kind; /* ibContactKind of the points the loop iterates: point() returns false for the others
 	           * without side effects, so the sweeps skip them */
 	double* residual; /* if set, zeroed before each sweep: point() records the sweep's largest error there */
-	bool keepBest;    /* a loop that ends not converged leaves the sweep with the least kinetic energy if it ended
-	                   * far above it (ib_contacts_run; the velocity loop with K_eff points) */
+	double keepBest;  /* > 0: a loop that ends not converged with more than keepBest times the least kinetic energy
+	                   * after a sweep goes back to that sweep (ib_contacts_run; inelastic loops with K_eff points) */
 } ibContactLoop;
 
 /* contact_graph.c */
