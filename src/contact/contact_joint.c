@@ -450,8 +450,8 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 	ib_contacts_direct(w, cs, h, true);
 	RestCtx x = {h, set->contactPositionTolerance, w->solver.velocityTolerance, 0.0, ib_contact_patch_begin(w, cs)};
 	ibContactLoop loop = {velocity_point, w->joints || w->soft ? joint_velocity_sweep : NULL, &x, set->maxContactIterations, IB_CONTACT_RESTING, NULL, 0.0};
-	/* with K_eff points: back to the best sweep above 1.5 times its energy (ib_contacts_run; 1.01 cost 8 % more
-	 * time on the ragdoll probe, for no rise that 1.5 left) */
+	/* with K_eff points: back to the best sweep above 1.5 times its energy (ib_contacts_run; 1.01 left the same
+	 * rises on the ragdoll probe and seemed ~8 % slower, within the probe's noise) */
 	for (int32_t k = 0; k < cs->count && loop.keepBest == 0.0; ++k)
 		if (cs->pts[k].kj) loop.keepBest = 1.5;
 	bool moved = false;
