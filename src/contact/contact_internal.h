@@ -184,8 +184,9 @@ bool ib_contacts_build(ibWorld* w, ibContactStore* cs);
 struct ibContactPair;
 bool ib_contacts_add_pair(ibWorld* w, ibContactStore* cs, const struct ibContactPair* pr);
 double ib_contact_resting_speed(const ibWorld* w); /* eps_rc */
-/* Matches the points to last step's (warm, anchors of sticking points); call after classification. */
+/* cs->jointed: 1 for the dynamic bodies of basic joints (per body); false if out of memory */
 bool ib_contacts_mark_jointed(ibWorld* w, ibContactStore* cs);
+/* Matches the points to last step's (warm, anchors of sticking points); call after classification. */
 void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs);
 void ib_contacts_keep(ibWorld* w, ibContactStore* cs);
 /* contact_warm.c: the kept impulses of the m points of one manifold (cs->prev) reduced to its net
