@@ -262,12 +262,48 @@ static void test_anytime_residuals(void** state)
 	}
 }
 
+/* The contact statistics cover all of a step's time-of-contact sub-steps: a block on four feet lands early in
+ * the step with its collision loop capped at one sweep (not converged), a ball lands later in the same step
+ * (a sub-step of its own, converged). The step reports the block's residual and the sweeps of both. */
+static void test_stats_over_toi_substeps(void** state)
+{
+	(void)state;
+	ibWorldDef wd = ibDefaultWorldDef();
+	wd.solver.contact.enabled = true;
+	wd.solver.contact.maxCollisionIterations = 1;
+	wd.solver.contact.warmStart = false;
+	wd.collision.speculativeApproach = false;
+	ibWorldId w = ibCreateWorld(&wd);
+	ct_ground(w, 0.0, ct_mat(0.0, 0.0, 0.0));
+	const double H = 1.0 / 60.0, v = 3.0, half = 0.5;
+	/* the block's feet reach the ground after 0.2 H, the ball after 0.7 H */
+	ibBodyId block = ct_block(w, ibV3(0, 0, half + CT_FOOT_OUT + 0.2 * H * v), ibQuatFromAxisAngle(ibV3(1, 1, 0), 0.01),
+	                          half, ct_mat(0.0, 0.0, 0.0));
+	ibBodyId ball = ct_ball(w, ibV3(5, 0, 0.1 + 0.7 * H * v), 0.1, ct_mat(0.0, 0.0, 0.0));
+	ibBody_SetLinearVelocity(block, ibV3(0, 0, -v));
+	ibBody_SetLinearVelocity(ball, ibV3(0, 0, -v));
+	assert_int_equal(ibWorld_Step(w, H), IB_OK);
+	ibStepStats st = ibWorld_GetStepStats(w);
+	ibCollisionStats cs = ibWorld_GetCollisionStats(w);
+	printf("two landings in one step: %d time-of-contact sub-steps, converged %d, collision sweeps %d, residual %.3e m/s, "
+	       "points %d (colliding %d, resting %d)\n",
+	       cs.toiSubsteps, (int)st.converged, st.collisionIterations, st.collisionResidual, st.contactPoints, st.collidingPoints,
+	       st.restingPoints);
+	assert_true(cs.toiSubsteps >= 2);
+	assert_false(st.converged);
+	assert_true(st.collisionResidual > 0.0); /* the block's landing, not the ball's later one */
+	assert_true(st.collisionIterations >= 2); /* one sweep in each landing's sub-step */
+	assert_true(st.collidingPoints >= 2);     /* two feet of the tilted block at once */
+	assert_true(st.contactPoints >= 4);
+	ibDestroyWorld(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_classification), cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_box_resting),
 	    cmocka_unit_test(test_slope),          cmocka_unit_test(test_settings), cmocka_unit_test(test_flat_box_touching_manifold),
-	    cmocka_unit_test(test_anytime_residuals),
+	    cmocka_unit_test(test_anytime_residuals), cmocka_unit_test(test_stats_over_toi_substeps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -331,9 +331,11 @@ typedef struct ibStepStats {
 	int integratorSubsteps;   /**< largest number of adaptive sub-steps of any body */
 	int stepSubdivisions;     /**< sub-steps the step was run as: after non-convergence or for maxRotationPerStep (1 = none) */
 	bool converged;           /**< false if an iteration cap was hit before its tolerance */
-	int contactPoints;        /**< contact points found at the start of the step */
+	/* The contact fields cover all of the step's time-of-contact sub-steps: counts are the largest of any
+	 * sub-step, sweeps are summed, residuals are the largest (a re-simulated attempt replaces its own). */
+	int contactPoints;        /**< contact points found at the start of a (sub-)step */
 	int collidingPoints;      /**< of these, classified as colliding (eq. 5.1) */
-	int restingPoints;        /**< contact joints (resting contacts) of the step */
+	int restingPoints;        /**< contact joints (resting contacts) of a (sub-)step */
 	int collisionIterations;  /**< collision-loop sweeps (§5.2) */
 	int contactIterations;    /**< contact-joint position sweeps (§5.3) */
 	int contactVelocityIterations; /**< contact velocity sweeps at t0+h (static friction, §5.3.3) */

@@ -233,7 +233,8 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h)
 		}
 		if (c->kind == IB_CONTACT_COLLIDING) ++colliding;
 	}
-	w->stats.collidingPoints = colliding;
+	/* over the step's time-of-contact sub-steps: the largest count, the summed sweeps, the largest residual */
+	if (colliding > w->stats.collidingPoints) w->stats.collidingPoints = colliding;
 	if (colliding == 0) return;
 	bool joints = set->jointVelocitySweeps && w->joints;
 	if (joints) ib_contacts_joint_response(w, cs, true); /* resting points too: a round may make them collide */
@@ -278,8 +279,8 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h)
 			double d = c->target - ibDot(ib_contact_rel_velocity(w, c), c->n);
 			if (d > 0.0 || c->accN > 0.0) res = fmax(res, fabs(d));
 		}
-	w->stats.collisionIterations = it;
-	w->stats.collisionResidual = res;
+	w->stats.collisionIterations += it;
+	w->stats.collisionResidual = fmax(w->stats.collisionResidual, res);
 	if (active) w->stats.converged = false;
 }
 
@@ -299,7 +300,7 @@ ibResult ib_contacts_collide(ibWorld* w, double h)
 	if (ib_collision_contacts(w, &pairs) == 0 && !ib_toi_checked(w)) return IB_OK;
 	cs = ib_contact_store(w, true);
 	if (!cs || !ib_contacts_build(w, cs)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in contact resolution");
-	w->stats.contactPoints = cs->count;
+	if (cs->count > w->stats.contactPoints) w->stats.contactPoints = cs->count;
 	int32_t built = cs->count;
 	/* approaching pairs left to speculative points in a checked sub-step (contact_speculative.c) */
 	if (!ib_contacts_speculative_near(w, cs, h)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in contact resolution");
@@ -334,6 +335,6 @@ ibResult ib_contacts_collide(ibWorld* w, double h)
 	ib_contacts_inherit_anchors(w, cs);
 	for (int32_t k = 0; k < cs->count; ++k)
 		if (cs->pts[k].spec) cs->pts[k].warm = -1; /* apart at t0: no impulse to start from */
-	w->stats.restingPoints = cs->restingCount;
+	if (cs->restingCount > w->stats.restingPoints) w->stats.restingPoints = cs->restingCount;
 	return IB_OK;
 }
