@@ -163,8 +163,10 @@ void ib_contact_joints_follow(ibWorld* w, double h, bool position)
 	 * K_eff-sized friction impulse at its contact (14 N s at 0.1 m on a 1 kg sphere) kept spinning at
 	 * 233 rad/s inside its fixed joint, whose predicted rotation error stayed at 1.1e-6 rad. */
 	for (int it = 0; it < IB_CONTACT_JOINT_SWEEPS; ++it) {
+		/* each hinge or slider as one block first (its rows are strongly coupled: ib_limits_block_follow_sweep) */
+		bool z = ib_limits_block_follow_sweep(w, h);
 		bool a = ib_limits_follow_sweep(w, h), b = ib_joints_velocity_sweep(w);
-		if (!a && !b) break;
+		if (!a && !b && !z) break;
 	}
 	if (position)
 		for (int it = 0; it < IB_CONTACT_JOINT_SWEEPS && ib_joints_position_sweep(w, h); ++it) {}
