@@ -33,6 +33,10 @@
 #define SP_MAX_RELINEARISE 20
 #define SP_SLOW 0.5 /* a solve that left more than this fraction of the merit: linearise at the predicted state */
 #define SP_MAX_SLOW 100 /* relinearisations for slow convergence per correction */
+#define SP_DAMP_AFTER 8   /* halvings of one step before it is taken back and solved again with damping */
+#define SP_DAMP_FIRST 1e-4
+#define SP_DAMP_GROW 10.0
+#define SP_MAX_DAMP 1e4
 
 typedef struct SpUnit {
 	int32_t index; /* internal row index (>= 0) or -(constraint index + 1) */
@@ -90,6 +94,7 @@ typedef struct SpSys {
 	int halvings;        /* backtracking steps since the last solve */
 	int relinearised;    /* times J was taken at the predicted state in this correction after a worse merit */
 	int slowRelinearised; /* ... after a solve that reduced the merit too little */
+	double damp;         /* Levenberg-Marquardt damping of the row-space factor (relative to its unit diagonal), 0 = none */
 } SpSys;
 
 struct ibSoftSparse {
@@ -415,7 +420,7 @@ static bool sys_factor(ibWorld* w, ibSoftStore* ss, ibSoftSparse* S, SpSys* y, d
 		y->Ax[y->Ap[j + 1] - 1] = 1.0;
 	}
 	cholmod_sparse A = sys_matrix(y);
-	double beta[2] = {SP_EPS, 0.0};
+	double beta[2] = {SP_EPS + y->damp, 0.0};
 	int ok = cholmod_factorize_p(&A, beta, NULL, 0, y->L, &S->cc);
 	return ok && S->cc.status >= CHOLMOD_OK && S->cc.status != CHOLMOD_NOT_POSDEF;
 }
@@ -431,6 +436,7 @@ static bool sys_begin(ibWorld* w, ibSoftStore* ss, bool velocity, double h)
 	y->halvings = 0;
 	y->relinearised = 0;
 	y->slowRelinearised = 0;
+	y->damp = 0.0;
 	if (y->builtFor != ss->layout + 1u) {
 		y->valid = sys_build(w, ss, S, y);
 		y->builtFor = ss->layout + 1u;
@@ -552,6 +558,21 @@ bool ib_soft_sparse_position_sweep(ibWorld* w, ibSoftStore* ss, double h)
 		y->haveLast = false;
 		return true;
 	}
+	if (y->haveLast && merit > y->lastMerit && y->halvings >= SP_DAMP_AFTER && !y->usePrimal && y->damp < SP_MAX_DAMP) {
+		/* backtracking along a poor Newton direction (a row near a singular configuration, such as a bending
+		 * row of a flat inextensible cloth hung from an edge) makes little progress per solve: take the step
+		 * back and solve again with a damped factor (Levenberg-Marquardt), which turns the step towards the
+		 * gradient of the merit */
+		take_back(w, ss, y, 1.0);
+		y->damp = y->damp > 0.0 ? SP_DAMP_GROW * y->damp : SP_DAMP_FIRST;
+		y->haveLast = false;
+		y->halvings = 0;
+		if (!sys_factor(w, ss, ss->sparse, y, h)) {
+			y->factored = false;
+			ss->sparsePosition = false;
+		}
+		return true;
+	}
 	if (y->haveLast && merit > y->lastMerit && y->halvings < SP_MAX_HALVINGS) {
 		/* the last solve made the predicted rows worse (the t0 linearisation does not fit the
 		 * predicted state, e.g. elements rotating fast): take back half of it (backtracking) */
@@ -565,6 +586,14 @@ bool ib_soft_sparse_position_sweep(ibWorld* w, ibSoftStore* ss, double h)
 		y->slowRelinearised++;
 		relinearise(w, ss, y, h);
 		if (!y->factored) return true;
+	}
+	if (y->damp > 0.0 && y->haveLast && merit < y->lastMerit) { /* the damped step helped: less damping */
+		y->damp = y->damp / SP_DAMP_GROW < SP_DAMP_FIRST ? 0.0 : y->damp / SP_DAMP_GROW;
+		if (!sys_factor(w, ss, ss->sparse, y, h)) {
+			y->factored = false;
+			ss->sparsePosition = false;
+			return true;
+		}
 	}
 	if (!sys_solve(ss, ss->sparse, y)) return false;
 	apply_lam(w, ss, y);
