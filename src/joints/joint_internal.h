@@ -275,6 +275,8 @@ bool ib_limits_response_sweep(ibWorld* w, double tol);
 bool ib_limits_follow_sweep(ibWorld* w, double h);
 /* Hinges and sliders at their stop, each solved as one block (all its rows at once) in the follow sweeps */
 bool ib_limits_block_follow_sweep(ibWorld* w, double h);
+/* The same in the joint correction's limit loop: the predicted errors, one Newton step per joint and sweep */
+bool ib_limits_block_position_sweep(ibWorld* w, double h);
 
 /* joint_limit_ball.c: swing cone and twist limits of ball joints, the same one-sided rows */
 ibResult ib_ball_limit_validate(ibWorld* w, const ibJointDef* d);
