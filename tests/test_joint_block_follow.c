@@ -150,6 +150,22 @@ static void test_block_follow_velocity_phase(void** state)
 	ibDestroyWorld(A.id);
 }
 
+/* 60 steps, each converged: the most position and velocity sweeps of a step; returns the largest joint error */
+static double run_steps(ibWorldId w, int* worstPos, int* worstVel)
+{
+	double err = 0.0;
+	*worstPos = *worstVel = 0;
+	for (int k = 0; k < 60; ++k) {
+		jt_step(w, H);
+		ibStepStats st = ibWorld_GetStepStats(w);
+		assert_true(st.converged);
+		*worstPos = st.positionIterations > *worstPos ? st.positionIterations : *worstPos;
+		*worstVel = st.velocityIterations > *worstVel ? st.velocityIterations : *worstVel;
+		err = fmax(err, fmax(st.maxPositionError, st.maxAngularError));
+	}
+	return err;
+}
+
 /* The joints' own correction (public API): a 1 kg sphere arm hinged to a static base, held horizontal by its
  * hinge's stop against gravity. Its limit loops (ib_limits_position_correction, ib_limits_velocity_correction)
  * swept the hinge's rows and the limit row one by one: 144 position and 227 velocity sweeps in every step, the
@@ -172,16 +188,8 @@ static void test_arm_on_its_stop(void** state)
 	jd.upperLimit = 0.0; /* gravity turns the arm down, about +y: against the upper stop */
 	ibJointId h = ibCreateJoint(w, &jd);
 	assert_true(ibJoint_IsValid(h));
-	int worstPos = 0, worstVel = 0;
-	double err = 0.0;
-	for (int k = 0; k < 60; ++k) {
-		jt_step(w, H);
-		ibStepStats st = ibWorld_GetStepStats(w);
-		assert_true(st.converged);
-		worstPos = st.positionIterations > worstPos ? st.positionIterations : worstPos;
-		worstVel = st.velocityIterations > worstVel ? st.velocityIterations : worstVel;
-		err = fmax(err, fmax(st.maxPositionError, st.maxAngularError));
-	}
+	int worstPos, worstVel;
+	double err = run_steps(w, &worstPos, &worstVel);
 	double angle = ibJoint_GetMotorValue(h), lim = ibJoint_GetLimitImpulse(h);
 	print_message("arm on its stop, 60 steps: at most %d position and %d velocity sweeps per step, joint errors <= %.3e, "
 	              "angle %.3e rad, limit impulse %.4f N m s\n",
@@ -195,12 +203,44 @@ static void test_arm_on_its_stop(void** state)
 	ibDestroyWorld(w);
 }
 
+/* A slider's limit row acts at B's anchor along the rail (linear, with a lever arm): a 1 kg box on a static rail
+ * along y, its anchor 0.3 m off its centre, gravity along the rail and across it, resting on its lower stop. The
+ * stop carries m g_y h per step, the rows hold to rounding within a few sweeps. */
+static void test_slider_on_its_stop(void** state)
+{
+	(void)state;
+	ibWorldId w = jt_world(ibV3(0, -9.81, -9.81));
+	ibBodyId base = jt_static(w, ibV3(0, 0, 0));
+	ibBodyId box = jt_box(w, ibV3(0.3, 0, 0), IB_QUAT_IDENTITY, ibV3(0.05, 0.05, 0.05), 1000.0);
+	ibJointDef jd = ibDefaultJointDef(IB_JOINT_SLIDER);
+	jd.bodyA = base;
+	jd.bodyB = box;
+	assert_int_equal(ibJointDef_SetWorldFrame(&jd, ibV3(0, 0, 0), ibV3(0, 1, 0)), IB_OK);
+	jd.enableLimit = true;
+	jd.lowerLimit = 0.0;
+	jd.upperLimit = 1.0;
+	ibJointId s = ibCreateJoint(w, &jd);
+	assert_true(ibJoint_IsValid(s));
+	int worstPos, worstVel;
+	double err = run_steps(w, &worstPos, &worstVel);
+	double y = ibBody_GetPosition(box).y, lim = ibJoint_GetLimitImpulse(s);
+	print_message("slider on its stop, 60 steps: at most %d position and %d velocity sweeps per step, joint errors <= %.3e, "
+	              "y %.3e m, limit impulse %.6f N s (m g h %.6f)\n",
+	              worstPos, worstVel, err, y, lim, 9.81 * H);
+	assert_true(worstPos <= 10 && worstVel <= 10);
+	assert_true(err <= 1e-9);
+	assert_true(fabs(y) <= 1e-6);
+	assert_true(fabs(lim - 9.81 * H) <= 1e-6);
+	ibDestroyWorld(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_block_follow_at_stop),
 	    cmocka_unit_test(test_block_follow_velocity_phase),
 	    cmocka_unit_test(test_arm_on_its_stop),
+	    cmocka_unit_test(test_slider_on_its_stop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
