@@ -116,6 +116,29 @@ static double tolerance(const ibWorld* w, const ibJoint* j)
 	return j->def.type == IB_JOINT_HINGE ? w->solver.angularTolerance : w->solver.positionTolerance;
 }
 
+/* The row's axis n, B's anchor pb and response k at the current poses (t0, or t0+h in the velocity correction);
+ * returns the coordinate's rate dx/dt */
+static double rate_now(const ibWorld* w, const ibJoint* j, ibVec3* n, ibVec3* pb, double* k)
+{
+	ibPose pA = current_pose(w, j->def.bodyA.index1), pB = current_pose(w, j->def.bodyB.index1);
+	coordinate(w, j, &pA, &pB, n, pb);
+	return rate(w, j, *n, *pb, k);
+}
+
+/* The joint correction's row: its side (the active one, else the one the predicted coordinate violates; 0 if
+ * none) and its predicted gap, with the sub-step's slack (ib_limit_slack) */
+static double predicted_gap(ibWorld* w, const ibJoint* j, double h, int8_t* side)
+{
+	ibJointStore* st = w->joints;
+	ibVec3 n, pb;
+	double g, x = coordinate(w, j, ib_solver_predicted(w, st, j->def.bodyA.index1 - 1, h),
+	                         ib_solver_predicted(w, st, j->def.bodyB.index1 - 1, h), &n, &pb);
+	*side = j->limitSide != 0 ? j->limitSide : side_of(j, x, 0.0, &g);
+	if (*side == 0) return 0.0;
+	g = *side > 0 ? x - j->def.lowerLimit : j->def.upperLimit - x;
+	return *side == j->limitSlackSide ? g + j->limitSlack : g;
+}
+
 /* One sweep of the limit rows of the joint correction; true if some row was corrected by more than eps_d. */
 bool ib_limits_position_sweep(ibWorld* w, double h)
 {
@@ -125,22 +148,11 @@ bool ib_limits_position_sweep(ibWorld* w, double h)
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
 		if (!is_limited(j)) continue;
-		const ibPose* qa = ib_solver_predicted(w, st, j->def.bodyA.index1 - 1, h);
-		const ibPose* qb = ib_solver_predicted(w, st, j->def.bodyB.index1 - 1, h);
-		ibVec3 n, pb;
-		double x = coordinate(w, j, qa, qb, &n, &pb), g;
-		if (j->limitSide == 0) {
-			j->limitSide = side_of(j, x, 0.0, &g);
-			if (j->limitSide == 0) continue;
-		}
-		g = j->limitSide > 0 ? x - j->def.lowerLimit : j->def.upperLimit - x;
-		if (j->limitSide == j->limitSlackSide) g += j->limitSlack; /* sub-step's slack (ib_limit_slack) */
-		if (!(g < 0.0 || (g > 0.0 && j->limitAcc > 0.0))) continue;
-		/* response and direction at t0 */
-		ibPose pA = current_pose(w, j->def.bodyA.index1), pB = current_pose(w, j->def.bodyB.index1);
-		coordinate(w, j, &pA, &pB, &n, &pb);
+		double g = predicted_gap(w, j, h, &j->limitSide);
+		if (j->limitSide == 0 || !(g < 0.0 || (g > 0.0 && j->limitAcc > 0.0))) continue;
+		ibVec3 n, pb; /* response and direction at t0 */
 		double k;
-		rate(w, j, n, pb, &k);
+		rate_now(w, j, &n, &pb, &k);
 		if (!(k > 0.0)) continue;
 		double dL = -g / (h * k);
 		if (j->limitAcc + dL < 0.0) dL = -j->limitAcc;
@@ -208,11 +220,8 @@ bool ib_limits_velocity_sweep(ibWorld* w)
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
 		if (!is_limited(j) || j->limitSide == 0) continue;
-		ibPose pA = current_pose(w, j->def.bodyA.index1), pB = current_pose(w, j->def.bodyB.index1);
 		ibVec3 n, pb;
-		coordinate(w, j, &pA, &pB, &n, &pb);
-		double k;
-		double v = j->limitSide * rate(w, j, n, pb, &k);
+		double k, v = j->limitSide * rate_now(w, j, &n, &pb, &k);
 		double target = j->def.limitRestitution * j->limitApproach;
 		if (!(v < target || (v > target && j->limitAccVel > 0.0)) || !(k > 0.0)) continue;
 		double dL = (target - v) / k;
@@ -391,16 +400,9 @@ static bool block_follow(ibWorld* w, ibJoint* j, double h, double tol, bool posi
 	if (position) {
 		/* (a cap on the correction impulses is the row sweeps' clamp: no block then) */
 		if (!is_limited(j) || ib_ball_limited(j) || !(h > 0.0) || st->limitPhase != 1 || w->solver.maxCorrectionImpulse > 0.0) return false;
-		const ibPose* qa = ib_solver_predicted(w, st, j->def.bodyA.index1 - 1, h);
-		const ibPose* qb = ib_solver_predicted(w, st, j->def.bodyB.index1 - 1, h);
-		double x = coordinate(w, j, qa, qb, &r.n, &r.pb), g;
-		if (j->limitSide == 0 && side_of(j, x, 0.0, &g) == 0) return false;
-		r.side = j->limitSide != 0 ? j->limitSide : side_of(j, x, 0.0, &g);
-		gap = r.side > 0 ? x - j->def.lowerLimit : j->def.upperLimit - x;
-		if (r.side == j->limitSlackSide) gap += j->limitSlack;
-		ibPose pA = current_pose(w, j->def.bodyA.index1), pB = current_pose(w, j->def.bodyB.index1);
-		coordinate(w, j, &pA, &pB, &r.n, &r.pb);
-		rate(w, j, r.n, r.pb, &r.k);
+		gap = predicted_gap(w, j, h, &r.side);
+		if (r.side == 0) return false;
+		rate_now(w, j, &r.n, &r.pb, &r.k);
 		r.v = gap / h; /* the predicted gap as the rate that would close it in h */
 		limited = r.k > 0.0;
 		acc = &j->limitAcc;
@@ -410,10 +412,8 @@ static bool block_follow(ibWorld* w, ibJoint* j, double h, double tol, bool posi
 			target = -fmax(r.gap, 0.0) / h;
 			acc = &j->limitAcc;
 		} else if (st->limitPhase == 2 && j->limitSide != 0) {
-			ibPose pA = current_pose(w, j->def.bodyA.index1), pB = current_pose(w, j->def.bodyB.index1);
-			coordinate(w, j, &pA, &pB, &r.n, &r.pb);
 			r.side = j->limitSide;
-			r.v = r.side * rate(w, j, r.n, r.pb, &r.k);
+			r.v = r.side * rate_now(w, j, &r.n, &r.pb, &r.k);
 			limited = r.k > 0.0;
 			target = j->def.limitRestitution * j->limitApproach;
 			acc = &j->limitAccVel;
@@ -447,31 +447,27 @@ static bool block_follow(ibWorld* w, ibJoint* j, double h, double tol, bool posi
 			++n;
 		}
 	}
-	const int lim = limited ? n : -1;
-	if (limited) {
-		int32_t ia = j->def.bodyA.index1 - 1, ib = j->def.bodyB.index1 - 1;
-		const ibBody *A_ = &w->bodies[ia], *B_ = &w->bodies[ib];
-		ibVec3 sn = ibScale((double)r.side, r.n);
-		if (j->def.type == IB_JOINT_HINGE)
-			block_row(&rows[n], ia, IB_VEC3_ZERO, ibNeg(sn), ib, IB_VEC3_ZERO, sn);
-		else
-			block_row(&rows[n], ia, ibNeg(sn), ibNeg(ibCross(ibSub(r.pb, A_->st.s), sn)), ib, sn, ibCross(ibSub(r.pb, B_->st.s), sn));
-		b[n] = target - r.v;
-		use[n] = r.v < target || (r.v > target && *acc > 0.0);
-		++n;
-	}
-	if (n < 2) return false; /* one row: the sweeps' own step */
+	const int lim = n; /* the limit row, last */
+	int32_t ia = j->def.bodyA.index1 - 1, ib = j->def.bodyB.index1 - 1;
+	ibVec3 sn = ibScale((double)r.side, r.n);
+	if (j->def.type == IB_JOINT_HINGE)
+		block_row(&rows[n], ia, IB_VEC3_ZERO, ibNeg(sn), ib, IB_VEC3_ZERO, sn);
+	else
+		block_row(&rows[n], ia, ibNeg(sn), ibNeg(ibCross(ibSub(r.pb, w->bodies[ia].st.s), sn)), ib, sn,
+		          ibCross(ibSub(r.pb, w->bodies[ib].st.s), sn));
+	b[n] = target - r.v;
+	use[n] = r.v < target || (r.v > target && *acc > 0.0);
+	++n;
 	for (int i = 0; i < n; ++i)
 		for (int k = 0; k <= i; ++k) A[i][k] = A[k][i] = block_entry(w, &rows[i], &rows[k]);
 	/* the limit row's active set: active (an equality) unless its total impulse would pull; then held at zero
 	 * total (-acc) with the others solved around it, unless they then make it approach its stop */
 	bool solved = false;
 	for (int pass = 0; pass < 4 && !solved; ++pass) {
-		double hold = lim >= 0 && !use[lim] && *acc > 0.0 ? -*acc : 0.0, bb[BLOCK_ROWS];
-		for (int i = 0; i < n; ++i) bb[i] = lim >= 0 && !use[lim] ? b[i] - A[i][lim] * hold : b[i];
+		double hold = !use[lim] && *acc > 0.0 ? -*acc : 0.0, bb[BLOCK_ROWS];
+		for (int i = 0; i < n; ++i) bb[i] = b[i] - A[i][lim] * hold;
 		if (!block_solve(n, A, bb, use, x)) return false;
 		solved = true;
-		if (lim < 0) break;
 		if (use[lim] && *acc + x[lim] < 0.0) { /* it would pull */
 			use[lim] = false;
 			solved = false;
@@ -503,7 +499,7 @@ static bool block_follow(ibWorld* w, ibJoint* j, double h, double tol, bool posi
 			if (position) c->warmPos = c->accPos = ibAdd(c->accPos, p); /* as ib_joints_position_sweep keeps them */
 		}
 	}
-	if (lim >= 0 && x[lim] != 0.0) {
+	if (x[lim] != 0.0) {
 		j->limitSide = r.side;
 		*acc += x[lim];
 		apply(w, j, r.side, r.n, r.pb, x[lim]);

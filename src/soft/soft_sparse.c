@@ -483,6 +483,16 @@ static double norm(const double* x, int n)
 	return sqrt(s);
 }
 
+/* A new numeric factor of the joint correction's system (after a re-linearisation or a change of the damping);
+ * false if it failed: the Gauss–Seidel sweeps take over for the rest of this correction */
+static bool refactor(ibWorld* w, ibSoftStore* ss, SpSys* y, double h)
+{
+	if (sys_factor(w, ss, ss->sparse, y, h)) return true;
+	y->factored = false;
+	ss->sparsePosition = false;
+	return false;
+}
+
 /* J of every unit at the predicted states (the impulse directions of the rest of this correction)
  * and a new factor; the units' epochs are reset so that the next time instant recomputes J. */
 static void relinearise(ibWorld* w, ibSoftStore* ss, SpSys* y, double h)
@@ -499,10 +509,7 @@ static void relinearise(ibWorld* w, ibSoftStore* ss, SpSys* y, double h)
 	}
 	y->relinearised++;
 	ss->stats.sparseRelinearisations++;
-	if (!sys_factor(w, ss, ss->sparse, y, h)) {
-		y->factored = false;
-		ss->sparsePosition = false; /* the Gauss–Seidel sweeps take over for the rest of this correction */
-	}
+	refactor(w, ss, y, h);
 }
 
 static void apply_lam(ibWorld* w, ibSoftStore* ss, SpSys* y)
@@ -567,10 +574,7 @@ bool ib_soft_sparse_position_sweep(ibWorld* w, ibSoftStore* ss, double h)
 		y->damp = y->damp > 0.0 ? SP_DAMP_GROW * y->damp : SP_DAMP_FIRST;
 		y->haveLast = false;
 		y->halvings = 0;
-		if (!sys_factor(w, ss, ss->sparse, y, h)) {
-			y->factored = false;
-			ss->sparsePosition = false;
-		}
+		refactor(w, ss, y, h);
 		return true;
 	}
 	if (y->haveLast && merit > y->lastMerit && y->halvings < SP_MAX_HALVINGS) {
@@ -589,11 +593,7 @@ bool ib_soft_sparse_position_sweep(ibWorld* w, ibSoftStore* ss, double h)
 	}
 	if (y->damp > 0.0 && y->haveLast && merit < y->lastMerit) { /* the damped step helped: less damping */
 		y->damp = y->damp / SP_DAMP_GROW < SP_DAMP_FIRST ? 0.0 : y->damp / SP_DAMP_GROW;
-		if (!sys_factor(w, ss, ss->sparse, y, h)) {
-			y->factored = false;
-			ss->sparsePosition = false;
-			return true;
-		}
+		if (!refactor(w, ss, y, h)) return true;
 	}
 	if (!sys_solve(ss, ss->sparse, y)) return false;
 	apply_lam(w, ss, y);
