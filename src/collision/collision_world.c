@@ -68,6 +68,7 @@ static ibShapeSlot empty_slot(void)
 	memset(&sl, 0, sizeof sl);
 	sl.proxy = IB_BP_NULL;
 	sl.rot = IB_QUAT_IDENTITY;
+	sl.curRot = sl.detRot = sl.prevDetRot = IB_QUAT_IDENTITY;
 	return sl;
 }
 
@@ -79,15 +80,15 @@ static bool aabb_contains(ibAABB outer, ibAABB inner)
 	       inner.hi.x <= outer.hi.x && inner.hi.y <= outer.hi.y && inner.hi.z <= outer.hi.z;
 }
 
-/* The pose (p, q) within IB_COHERENCE_DRIFT of the pose of the slot's convex view. A point of the
+/* The pose (p, q) within drift (IB_COHERENCE_DRIFT, relative to 1 + radius) of the pose of the slot's convex view. A point of the
  * shape (within radius of its position) moves by at most |dp| + radius theta, theta the angle between
  * the rotations, and theta = 4 asin(|dq| / 2) <= 4 |dq| for unit quaternions on the same side (q and
  * -q are the same rotation); L1 norms bound the Euclidean ones. */
-static bool within_drift(const ibShapeSlot* sl, ibVec3 p, ibQuat q)
+static bool within_drift(const ibShapeSlot* sl, ibVec3 p, ibQuat q, double drift)
 {
 	const ibConvex* c = &sl->convex;
 	double dp = fabs(p.x - c->position.x) + fabs(p.y - c->position.y) + fabs(p.z - c->position.z);
-	const double bound = IB_COHERENCE_DRIFT * (1.0 + sl->radius);
+	const double bound = drift * (1.0 + sl->radius);
 	if (!(dp <= bound)) return false; /* moved too far already (the rotation term is >= 0) */
 	double n2 = ibQuatNormSq(q);
 	if (!(n2 > 0.5 && n2 < 2.0)) return false; /* far from unit (or not finite): the full update */
@@ -188,6 +189,7 @@ ibResult ib_collision_sync(ibWorld* w)
 	uint64_t clock = ++cw->clock;
 	double margin = 0.5 * w->collisionSettings.contactTolerance, slack = IB_PROXY_SLACK * margin;
 	bool remargin = margin != cw->aabbMargin;
+	const double drift = fmin(IB_COHERENCE_DRIFT, IB_COHERENCE_DRIFT_EPS * w->collisionSettings.contactTolerance);
 	cw->aabbMargin = margin;
 	if (w->shapeHigh > cw->slotCapacity) {
 		int32_t old = cw->slotCapacity;
@@ -213,6 +215,8 @@ ibResult ib_collision_sync(ibWorld* w)
 		ibQuat q = sl->rot;
 		if (!same) {
 			ib_shape_world_pose(b, s, &p, &q);
+			sl->cur = p;
+			sl->curRot = q;
 			sl->sleepSerial = b->sleeping ? b->sleepSerial : 0u;
 			same = sl->proxy != IB_BP_NULL && sl->poseValid && !remargin && p.x == sl->pos.x && p.y == sl->pos.y &&
 			       p.z == sl->pos.z && q.w == sl->rot.w && q.x == sl->rot.x && q.y == sl->rot.y && q.z == sl->rot.z;
@@ -220,7 +224,7 @@ ibResult ib_collision_sync(ibWorld* w)
 		/* drift coherence: a convex shape whose pose stays within IB_COHERENCE_DRIFT of the pose of its
 		 * view keeps the view, its box and its proxy (the pose changed: poseStamp, not driftStamp) */
 		if (!same && sl->proxy != IB_BP_NULL && sl->poseValid && sl->convexValid && !remargin &&
-		    within_drift(sl, p, q)) {
+		    within_drift(sl, p, q, drift)) {
 			sl->poseStamp = clock;
 			same = true;
 		}
@@ -316,11 +320,75 @@ static bool view_ok(const ibShapeSlot* sl, const ibShape* s)
 	return sl->convexValid || s->type == IB_SHAPE_PLANE || s->type == IB_SHAPE_TRIMESH;
 }
 
+static bool pose_same(ibVec3 a, ibQuat qa, ibVec3 b, ibQuat qb)
+{
+	return a.x == b.x && a.y == b.y && a.z == b.z && qa.w == qb.w && qa.x == qb.x && qa.y == qb.y && qa.z == qb.z;
+}
+
+/* The map of a point riding with a shape from the pose (p0, q0) to (p1, q1): x -> p1 + D (x - p0). */
+typedef struct ibRide {
+	ibMat3 D;
+	ibVec3 p0, p1;
+} ibRide;
+
+static ibRide ride(ibVec3 p0, ibQuat q0, ibVec3 p1, ibQuat q1)
+{
+	ibRide r = {.p0 = p0, .p1 = p1};
+	r.D = ibMat3_FromQuat(ibQuatNormalize(ibQuatMul(q1, ibQuatConj(q0))));
+	return r;
+}
+
+static ibVec3 ride_point(const ibRide* r, ibVec3 x) { return ibAdd(r->p1, ibMat3_MulV(r->D, ibSub(x, r->p0))); }
+
+/* Manifolds of shapes a and b computed with a at (pa, qa) and b at (pb, qb) are moved to the shapes'
+ * poses at this detection (det): each point rides with its shape and its separation is measured again
+ * along the normal, which is kept (it turns by at most the drift bound). A settled body that drifts by
+ * a solver's residual thus keeps exact gaps while its manifolds are reused or made from its kept view;
+ * the points' places along the surfaces lag by at most the drift bound. */
+static void move_manifolds(ibContactPair* cp, int32_t count, const ibShapeSlot* la, ibVec3 pa, ibQuat qa,
+                           const ibShapeSlot* lb, ibVec3 pb, ibQuat qb)
+{
+	bool sameA = pose_same(pa, qa, la->det, la->detRot), sameB = pose_same(pb, qb, lb->det, lb->detRot);
+	if (sameA && sameB) return;
+	ibRide ra = ride(pa, qa, la->det, la->detRot), rb = ride(pb, qb, lb->det, lb->detRot);
+	for (int32_t k = 0; k < count; ++k) {
+		ibManifold* m = &cp[k].manifold;
+		for (int i = 0; i < m->pointCount; ++i) {
+			ibManifoldPoint* pt = &m->points[i];
+			ibVec3 a = sameA ? pt->pointA : ride_point(&ra, pt->pointA);
+			ibVec3 b = sameB ? pt->pointB : ride_point(&rb, pt->pointB);
+			ibVec3 d0 = ibSub(pt->pointA, pt->pointB), d = ibSub(a, b);
+			double sep = ibDot(d, m->normal);
+			/* what the ride made the points slide apart along the surfaces is split between them, so
+			 * that the pair keeps its offset across the normal (none for a face's points): a sticking
+			 * point's tangential offset must not become a slip to correct */
+			ibVec3 slid = ibSub(ibMulAdd(d, -sep, m->normal), ibMulAdd(d0, -ibDot(d0, m->normal), m->normal));
+			pt->pointA = ibMulAdd(a, -0.5, slid);
+			pt->pointB = ibMulAdd(b, 0.5, slid);
+			pt->separation = sep;
+		}
+	}
+}
+
+/* The pose a slot's shape has in its convex view (drift coherence may keep an older one), else its pose. */
+static void view_pose(const ibShapeSlot* sl, ibVec3* p, ibQuat* q)
+{
+	*p = sl->convexValid ? sl->pos : sl->cur;
+	*q = sl->convexValid ? sl->rot : sl->curRot;
+}
+
 ibResult ib_collision_detect(ibWorld* w)
 {
 	ibResult r = ib_collision_sync(w);
 	if (r != IB_OK) return r;
 	ibCollisionWorld* cw = w->collision;
+	for (int32_t i = 0; i < w->shapeHigh; ++i) {
+		ibShapeSlot* sl = &cw->slots[i];
+		sl->prevDet = sl->det;
+		sl->prevDetRot = sl->detRot;
+		sl->det = sl->cur;
+		sl->detRot = sl->curRot;
+	}
 	int32_t n;
 	const ibPair* pairs = ib_broadphase_pairs(cw->bp, &n);
 	int32_t io = 0, oldCount = cw->entryCount, candidates = 0, reused = 0, driftReused = 0;
@@ -399,6 +467,8 @@ ibResult ib_collision_detect(ibWorld* w)
 			} else if (reuse) {
 				memcpy(&cw->contacts[first], &cw->contactsPrev[e->contactFirst],
 				       (size_t)e->contactCount * sizeof(ibContactPair));
+				move_manifolds(&cw->contacts[first], e->contactCount, la, la->prevDet, la->prevDetRot, lb, lb->prevDet,
+				               lb->prevDetRot);
 				cw->contactCount += e->contactCount;
 				touching = e->touching;
 				++reused;
@@ -411,6 +481,7 @@ ibResult ib_collision_detect(ibWorld* w)
 				int np = ib_manifold_build(&la->convex, &lb->convex, tol, &e->cache.gjk, &cp->manifold);
 				if (np > 0) {
 					cp->shapeA = sa, cp->shapeB = sb, cp->bodyA = pa->body, cp->bodyB = pb->body;
+					move_manifolds(cp, 1, la, la->pos, la->rot, lb, lb->pos, lb->rot);
 					++cw->contactCount;
 				}
 				touching = np > 0;
@@ -425,9 +496,18 @@ ibResult ib_collision_detect(ibWorld* w)
 				                                           lb->convexValid ? &lb->convex : NULL, tol, &e->cache, m,
 				                                           IB_PAIR_MANIFOLDS)
 				             : ib_shape_pair_collide(ba, pa, bb, pb, tol, &e->cache, m, IB_PAIR_MANIFOLDS);
+				bool views = view_ok(la, pa) && view_ok(lb, pb);
+				int32_t from = cw->contactCount;
 				for (int i = 0; i < mc; ++i)
 					if (m[i].pointCount > 0)
 						cw->contacts[cw->contactCount++] = (ibContactPair){sa, sb, pa->body, pb->body, m[i]};
+				if (views) {
+					ibVec3 pva, pvb;
+					ibQuat qva, qvb;
+					view_pose(la, &pva, &qva);
+					view_pose(lb, &pvb, &qvb);
+					move_manifolds(&cw->contacts[from], cw->contactCount - from, la, pva, qva, lb, pvb, qvb);
+				}
 				touching = mc > 0;
 				e->reusable = la->poseValid && lb->poseValid;
 				e->stamp = cw->clock;

@@ -24,6 +24,11 @@ typedef struct ibShapeSlot {
 	 * points from its position. */
 	uint64_t driftStamp;
 	double radius;
+	/* the shape's world pose at the last sync (cur; pos / rot above are the view's, which drift coherence
+	 * keeps), at the last detection (det) and at the one before (prevDet): manifolds are expressed at det
+	 * (ib_collision_detect moves the points of a manifold computed at other poses there) */
+	ibVec3 cur, det, prevDet;
+	ibQuat curRot, detRot, prevDetRot;
 	/* the proxy's box: the shape's AABB fattened by ε_c/2 (the margin) and by IB_PROXY_SLACK x the margin
 	 * more; kept while it holds the AABB fattened by the margin and is not 2 slacks larger than it */
 	ibAABB box;
@@ -37,11 +42,16 @@ typedef struct ibShapeSlot {
 #define IB_PROXY_SLACK 1.0
 
 /* Bound of the pose change (relative to 1 + the shape's radius) under which a convex shape keeps its
- * convex view, box and proxy: every pair with it is computed against a pose that far from the true
- * one (far below the lifts' own 1e-8 x size), and a pair whose two shapes kept their views gets its
- * manifolds copied: a settled body that moves by rounding (a solver residual, a renormalised or
- * negated quaternion) needs no narrowphase. */
-#define IB_COHERENCE_DRIFT 1e-10
+ * convex view, box and proxy, and a pair whose two shapes kept their views keeps its manifolds: a settled
+ * body that moves by a solver's residual (a pile at rest drifts by ~1e-7 m per step within its tolerances)
+ * or by rounding (a renormalised or negated quaternion) needs no narrowphase. Every manifold is moved to
+ * the shapes' present poses (ib_collision_detect: its points ride with their shapes, the separations are
+ * measured again), so gaps stay exact for the points found; what lags is where along the surfaces the
+ * points are and the normal's direction, by at most the bound (times the curvature). The bound is the
+ * smaller of IB_COHERENCE_DRIFT and IB_COHERENCE_DRIFT_EPS x eps_c (the contact tolerance). Session 30:
+ * 1e-10 before (rounding only; pyramid20's detection then ran in every step, 15 % of the instructions). */
+#define IB_COHERENCE_DRIFT 1e-6
+#define IB_COHERENCE_DRIFT_EPS 0.01
 
 /* Persistent data of one broadphase pair, kept sorted by key (the broadphase's pair order). */
 typedef struct ibPairEntry {
