@@ -141,6 +141,7 @@ typedef struct ibContactStore {
 	double* bestAcc;
 	int32_t bestAccCapacity;
 	bool bestRestored; /* the last ib_contacts_run went back to its best sweep */
+	bool startRestored; /* the last ib_contacts_run (a position loop) diverged and went back to its start */
 	/* contact_patch.c: Cholesky factor of each group's 6x6 response (indexed by its first row), grow-only */
 	double* patchL;
 	uint8_t* patchOk;   /* 1 = factor valid for this velocity loop, 2 = not positive definite */
