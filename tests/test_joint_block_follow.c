@@ -1,5 +1,5 @@
 /* The joint sweeps that follow a contact impulse computed with the joints' response K_eff
- * (ib_contact_joints_follow, contact_joint_response.c) must bring the joints back to their velocity conditions
+ * (ib_contact_follow_checked, contact_joint_response.c) must bring the joints back to their velocity conditions
  * before the contact loop visits its next point. A hinge whose limit is at its stop, on a light body hung from
  * a heavy one (a 1 kg sphere leg at a 1000 kg table top, as in scenes/hinged_table.xml), has strongly coupled
  * rows: the ball part's point row turns the leg about the limit's axis, and the row-by-row sweeps (ball rows,

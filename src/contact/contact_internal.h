@@ -249,11 +249,22 @@ void ib_contact_points_at(const ibContactRow* c, ibVec3 s1, const ibMat3* R1, ib
 /* the static-friction offset (b anchor - a anchor, not yet tangential) predicted at (s1, R1), (s2, R2) after h;
  * on a round side the anchor's motion linearised in the body's current w (rolling without slip keeps it) */
 ibVec3 ib_contact_anchor_offset(const ibWorld* w, const ibContactRow* c, double h, ibVec3 s1, const ibMat3* R1, ibVec3 s2, const ibMat3* R2);
-/* after an impulse at a point with K_eff: joint sweeps (position sweeps at h if position, else velocity
- * sweeps) until the joints hold, at most IB_CONTACT_JOINT_SWEEPS (K_eff assumes they follow at once) */
-void ib_contact_joints_follow(ibWorld* w, double h, bool position);
+/* a point's accumulated impulses and relative velocity before its correction (ib_contact_follow_checked) */
+typedef struct ibContactAcc {
+	double accN, accVN;
+	ibVec3 accT, u;
+} ibContactAcc;
+static inline ibContactAcc ib_contact_acc(const ibWorld* w, const ibContactRow* c)
+{
+	return (ibContactAcc){c->accN, c->accVN, c->accT, ib_contact_rel_velocity(w, c)};
+}
+/* after an impulse at a point with K_eff (its accumulated impulses were *before): the joints' velocity sweeps
+ * until they hold, at most IB_CONTACT_JOINT_SWEEPS (K_eff assumes they follow at once), the impulse scaled back
+ * where the joints' response to it exceeded twice what K_eff predicted (a limit row let go); then, if position,
+ * position sweeps at h */
+void ib_contact_follow_checked(ibWorld* w, ibContactRow* c, const ibContactAcc* before, double h, bool position);
 /* point(w, cs, c, ctx) of a velocity-level loop, then, if it applied an impulse, the joints' velocity
- * sweeps (ib_contact_joints_follow); returns point's result */
+ * sweeps (ib_contact_follow_checked); returns point's result */
 bool ib_contact_point_followed(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx,
                                bool (*point)(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx));
 enum { IB_CONTACT_JOINT_SWEEPS = 100 };

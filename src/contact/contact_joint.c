@@ -64,8 +64,9 @@ static double correct_point_jointed(ibWorld* w, ibContactStore* cs, ibContactRow
 	double err = fmax(push ? fabs(g) : 0.0, lt);
 	if (err <= eps) return 0.0;
 	*moved = true;
+	ibContactAcc before = ib_contact_acc(w, c);
 	double r = correct_point_jointed_impulse(w, c, h, g, dt, lt, stick, push, err);
-	ib_contact_joints_follow(w, h, true);
+	ib_contact_follow_checked(w, c, &before, h, true);
 	return r;
 }
 

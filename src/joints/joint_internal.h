@@ -275,6 +275,9 @@ bool ib_limits_response_sweep(ibWorld* w, double tol);
 bool ib_limits_follow_sweep(ibWorld* w, double h);
 /* Hinges and sliders at their stop, each solved as one block (all its rows at once) in the follow sweeps */
 bool ib_limits_block_follow_sweep(ibWorld* w, double h);
+/* The same in the probes of K_eff (contact_joint_response.c): the limit row at its stop an equality, as
+ * ib_limits_response_sweep holds it; impulses without accumulators (the probes' velocities are restored) */
+bool ib_limits_block_response_sweep(ibWorld* w, double tol);
 /* The same in the joint correction's limit loop: the predicted errors, one Newton step per joint and sweep */
 bool ib_limits_block_position_sweep(ibWorld* w, double h);
 

@@ -279,7 +279,7 @@ bool ib_limits_response_sweep(ibWorld* w, double tol)
 	return moved;
 }
 
-/* The joint sweeps that follow a K_eff impulse in the contact position loop (ib_contact_joints_follow,
+/* The joint sweeps that follow a K_eff impulse in the contact position loop (ib_contact_follow_checked,
  * phase 1): the limit rows that K_eff held (above) as velocity rows at t0, one-sided on the accumulated
  * impulse of the joint correction (limitAcc, which the position rows share), an active row to zero rate,
  * a near one to the rate that closes its gap in h (it becomes active when it pushes). Without them the
@@ -386,18 +386,27 @@ static bool block_solve(int n, double A[BLOCK_ROWS][BLOCK_ROWS], const double* b
 	return true;
 }
 
-/* tol: the rows' velocity tolerance. position: the joint correction's rows instead (ib_limits_position_sweep and
- * ib_joints_position_sweep): the predicted errors over h, the same matrix at t0 (a Newton step per sweep) */
-static bool block_follow(ibWorld* w, ibJoint* j, double h, double tol, bool position)
+/* tol: the rows' velocity tolerance. BLOCK_POSITION: the joint correction's rows instead (ib_limits_position_sweep and
+ * ib_joints_position_sweep): the predicted errors over h, the same matrix at t0 (a Newton step per sweep).
+ * BLOCK_PROBE: the probes of K_eff (ib_limits_block_response_sweep) */
+enum { BLOCK_FOLLOW, BLOCK_POSITION, BLOCK_PROBE };
+
+static bool block_follow(ibWorld* w, ibJoint* j, double h, double tol, int mode)
 {
+	const bool position = mode == BLOCK_POSITION, probe = mode == BLOCK_PROBE;
 	ibJointStore* st = w->joints;
 	StopRow r;
 	/* the limit row where the sweeps have it, with their target and accumulator: in the joint correction's
 	 * follow sweeps (phase 1, ib_limits_follow_sweep) and in the velocity correction (phase 2,
 	 * ib_limits_velocity_sweep); elsewhere the basic rows alone */
 	bool limited = false;
-	double target = 0.0, *acc = NULL, gap = 0.0;
-	if (position) {
+	double target = 0.0, *acc = NULL, gap = 0.0, none = 0.0;
+	if (probe) {
+		/* as ib_limits_response_sweep: the limit row at its stop an equality (to zero rate), no accumulator */
+		if (!is_limited(j) || ib_ball_limited(j) || st->limitPhase == 0 || !at_stop(w, j, &r)) return false;
+		limited = true;
+		acc = &none;
+	} else if (position) {
 		/* (a cap on the correction impulses is the row sweeps' clamp: no block then) */
 		if (!is_limited(j) || ib_ball_limited(j) || !(h > 0.0) || st->limitPhase != 1 || w->solver.maxCorrectionImpulse > 0.0) return false;
 		gap = predicted_gap(w, j, h, &r.side);
@@ -456,7 +465,7 @@ static bool block_follow(ibWorld* w, ibJoint* j, double h, double tol, bool posi
 		block_row(&rows[n], ia, ibNeg(sn), ibNeg(ibCross(ibSub(r.pb, w->bodies[ia].st.s), sn)), ib, sn,
 		          ibCross(ibSub(r.pb, w->bodies[ib].st.s), sn));
 	b[n] = target - r.v;
-	use[n] = r.v < target || (r.v > target && *acc > 0.0);
+	use[n] = probe || r.v < target || (r.v > target && *acc > 0.0);
 	++n;
 	for (int i = 0; i < n; ++i)
 		for (int k = 0; k <= i; ++k) A[i][k] = A[k][i] = block_entry(w, &rows[i], &rows[k]);
@@ -468,6 +477,7 @@ static bool block_follow(ibWorld* w, ibJoint* j, double h, double tol, bool posi
 		for (int i = 0; i < n; ++i) bb[i] = b[i] - A[i][lim] * hold;
 		if (!block_solve(n, A, bb, use, x)) return false;
 		solved = true;
+		if (probe) break; /* two-sided */
 		if (use[lim] && *acc + x[lim] < 0.0) { /* it would pull */
 			use[lim] = false;
 			solved = false;
@@ -499,7 +509,10 @@ static bool block_follow(ibWorld* w, ibJoint* j, double h, double tol, bool posi
 			if (position) c->warmPos = c->accPos = ibAdd(c->accPos, p); /* as ib_joints_position_sweep keeps them */
 		}
 	}
-	if (x[lim] != 0.0) {
+	if (probe) {
+		if (x[lim] != 0.0) apply(w, j, r.side, r.n, r.pb, x[lim]);
+		if (fabs(x[lim]) * r.k > tol) moved = true;
+	} else if (x[lim] != 0.0) {
 		j->limitSide = r.side;
 		*acc += x[lim];
 		apply(w, j, r.side, r.n, r.pb, x[lim]);
@@ -508,21 +521,23 @@ static bool block_follow(ibWorld* w, ibJoint* j, double h, double tol, bool posi
 	return moved;
 }
 
-static bool block_sweep(ibWorld* w, double h, bool position)
+static bool block_sweep(ibWorld* w, double h, int mode, double tol)
 {
 	ibJointStore* st = w->joints;
 	if (!st || st->basicCount == 0 || st->limitCount == 0) return false;
 	bool moved = false;
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
-		if (j->inUse && j->basicCount > 0 && block_follow(w, j, h, w->solver.velocityTolerance, position)) moved = true;
+		if (j->inUse && j->basicCount > 0 && block_follow(w, j, h, tol, mode)) moved = true;
 	}
 	return moved;
 }
 
-bool ib_limits_block_follow_sweep(ibWorld* w, double h) { return block_sweep(w, h, false); }
+bool ib_limits_block_follow_sweep(ibWorld* w, double h) { return block_sweep(w, h, BLOCK_FOLLOW, w->solver.velocityTolerance); }
 
-bool ib_limits_block_position_sweep(ibWorld* w, double h) { return block_sweep(w, h, true); }
+bool ib_limits_block_position_sweep(ibWorld* w, double h) { return block_sweep(w, h, BLOCK_POSITION, w->solver.velocityTolerance); }
+
+bool ib_limits_block_response_sweep(ibWorld* w, double tol) { return block_sweep(w, 0.0, BLOCK_PROBE, tol); }
 
 /* The impulses the limit rows applied in the step (ibJoint_GetLimitImpulse, ibJoint_GetBallLimitImpulses): the
  * joint correction's and the velocity correction's, including those of the contact loops' joint sweeps, which
