@@ -68,7 +68,7 @@ static ibShapeSlot empty_slot(void)
 	memset(&sl, 0, sizeof sl);
 	sl.proxy = IB_BP_NULL;
 	sl.rot = IB_QUAT_IDENTITY;
-	sl.curRot = sl.detRot = sl.prevDetRot = IB_QUAT_IDENTITY;
+	sl.curRot = sl.prevDetRot = IB_QUAT_IDENTITY;
 	return sl;
 }
 
@@ -78,6 +78,12 @@ static bool aabb_contains(ibAABB outer, ibAABB inner)
 {
 	return outer.lo.x <= inner.lo.x && outer.lo.y <= inner.lo.y && outer.lo.z <= inner.lo.z &&
 	       inner.hi.x <= outer.hi.x && inner.hi.y <= outer.hi.y && inner.hi.z <= outer.hi.z;
+}
+
+/* bit for bit the same pose */
+static bool pose_same(ibVec3 a, ibQuat qa, ibVec3 b, ibQuat qb)
+{
+	return a.x == b.x && a.y == b.y && a.z == b.z && qa.w == qb.w && qa.x == qb.x && qa.y == qb.y && qa.z == qb.z;
 }
 
 /* The pose (p, q) within drift (IB_COHERENCE_DRIFT, relative to 1 + radius) of the pose of the slot's convex view. A point of the
@@ -218,8 +224,7 @@ ibResult ib_collision_sync(ibWorld* w)
 			sl->cur = p;
 			sl->curRot = q;
 			sl->sleepSerial = b->sleeping ? b->sleepSerial : 0u;
-			same = sl->proxy != IB_BP_NULL && sl->poseValid && !remargin && p.x == sl->pos.x && p.y == sl->pos.y &&
-			       p.z == sl->pos.z && q.w == sl->rot.w && q.x == sl->rot.x && q.y == sl->rot.y && q.z == sl->rot.z;
+			same = sl->proxy != IB_BP_NULL && sl->poseValid && !remargin && pose_same(p, q, sl->pos, sl->rot);
 		}
 		/* drift coherence: a convex shape whose pose stays within IB_COHERENCE_DRIFT of the pose of its
 		 * view keeps the view, its box and its proxy (the pose changed: poseStamp, not driftStamp) */
@@ -320,11 +325,6 @@ static bool view_ok(const ibShapeSlot* sl, const ibShape* s)
 	return sl->convexValid || s->type == IB_SHAPE_PLANE || s->type == IB_SHAPE_TRIMESH;
 }
 
-static bool pose_same(ibVec3 a, ibQuat qa, ibVec3 b, ibQuat qb)
-{
-	return a.x == b.x && a.y == b.y && a.z == b.z && qa.w == qb.w && qa.x == qb.x && qa.y == qb.y && qa.z == qb.z;
-}
-
 /* The map of a point riding with a shape from the pose (p0, q0) to (p1, q1): x -> p1 + D (x - p0). */
 typedef struct ibRide {
 	ibMat3 D;
@@ -341,16 +341,16 @@ static ibRide ride(ibVec3 p0, ibQuat q0, ibVec3 p1, ibQuat q1)
 static ibVec3 ride_point(const ibRide* r, ibVec3 x) { return ibAdd(r->p1, ibMat3_MulV(r->D, ibSub(x, r->p0))); }
 
 /* Manifolds of shapes a and b computed with a at (pa, qa) and b at (pb, qb) are moved to the shapes'
- * poses at this detection (det): each point rides with its shape and its separation is measured again
+ * present poses (cur, read by this detection's sync): each point rides with its shape and its separation is measured again
  * along the normal, which is kept (it turns by at most the drift bound). A settled body that drifts by
  * a solver's residual thus keeps exact gaps while its manifolds are reused or made from its kept view;
  * the points' places along the surfaces lag by at most the drift bound. */
 static void move_manifolds(ibContactPair* cp, int32_t count, const ibShapeSlot* la, ibVec3 pa, ibQuat qa,
                            const ibShapeSlot* lb, ibVec3 pb, ibQuat qb)
 {
-	bool sameA = pose_same(pa, qa, la->det, la->detRot), sameB = pose_same(pb, qb, lb->det, lb->detRot);
+	bool sameA = pose_same(pa, qa, la->cur, la->curRot), sameB = pose_same(pb, qb, lb->cur, lb->curRot);
 	if (sameA && sameB) return;
-	ibRide ra = ride(pa, qa, la->det, la->detRot), rb = ride(pb, qb, lb->det, lb->detRot);
+	ibRide ra = ride(pa, qa, la->cur, la->curRot), rb = ride(pb, qb, lb->cur, lb->curRot);
 	for (int32_t k = 0; k < count; ++k) {
 		ibManifold* m = &cp[k].manifold;
 		for (int i = 0; i < m->pointCount; ++i) {
@@ -370,11 +370,12 @@ static void move_manifolds(ibContactPair* cp, int32_t count, const ibShapeSlot* 
 	}
 }
 
-/* The pose a slot's shape has in its convex view (drift coherence may keep an older one), else its pose. */
-static void view_pose(const ibShapeSlot* sl, ibVec3* p, ibQuat* q)
+/* Manifolds made from the slots' views: from the poses of the convex views (drift coherence may keep older
+ * ones; a shape without a view is at its present pose) */
+static void move_views(ibContactPair* cp, int32_t count, const ibShapeSlot* la, const ibShapeSlot* lb)
 {
-	*p = sl->convexValid ? sl->pos : sl->cur;
-	*q = sl->convexValid ? sl->rot : sl->curRot;
+	move_manifolds(cp, count, la, la->convexValid ? la->pos : la->cur, la->convexValid ? la->rot : la->curRot, lb,
+	               lb->convexValid ? lb->pos : lb->cur, lb->convexValid ? lb->rot : lb->curRot);
 }
 
 ibResult ib_collision_detect(ibWorld* w)
@@ -382,13 +383,6 @@ ibResult ib_collision_detect(ibWorld* w)
 	ibResult r = ib_collision_sync(w);
 	if (r != IB_OK) return r;
 	ibCollisionWorld* cw = w->collision;
-	for (int32_t i = 0; i < w->shapeHigh; ++i) {
-		ibShapeSlot* sl = &cw->slots[i];
-		sl->prevDet = sl->det;
-		sl->prevDetRot = sl->detRot;
-		sl->det = sl->cur;
-		sl->detRot = sl->curRot;
-	}
 	int32_t n;
 	const ibPair* pairs = ib_broadphase_pairs(cw->bp, &n);
 	int32_t io = 0, oldCount = cw->entryCount, candidates = 0, reused = 0, driftReused = 0;
@@ -481,7 +475,7 @@ ibResult ib_collision_detect(ibWorld* w)
 				int np = ib_manifold_build(&la->convex, &lb->convex, tol, &e->cache.gjk, &cp->manifold);
 				if (np > 0) {
 					cp->shapeA = sa, cp->shapeB = sb, cp->bodyA = pa->body, cp->bodyB = pb->body;
-					move_manifolds(cp, 1, la, la->pos, la->rot, lb, lb->pos, lb->rot);
+					move_views(cp, 1, la, lb);
 					++cw->contactCount;
 				}
 				touching = np > 0;
@@ -496,18 +490,11 @@ ibResult ib_collision_detect(ibWorld* w)
 				                                           lb->convexValid ? &lb->convex : NULL, tol, &e->cache, m,
 				                                           IB_PAIR_MANIFOLDS)
 				             : ib_shape_pair_collide(ba, pa, bb, pb, tol, &e->cache, m, IB_PAIR_MANIFOLDS);
-				bool views = view_ok(la, pa) && view_ok(lb, pb);
 				int32_t from = cw->contactCount;
 				for (int i = 0; i < mc; ++i)
 					if (m[i].pointCount > 0)
 						cw->contacts[cw->contactCount++] = (ibContactPair){sa, sb, pa->body, pb->body, m[i]};
-				if (views) {
-					ibVec3 pva, pvb;
-					ibQuat qva, qvb;
-					view_pose(la, &pva, &qva);
-					view_pose(lb, &pvb, &qvb);
-					move_manifolds(&cw->contacts[from], cw->contactCount - from, la, pva, qva, lb, pvb, qvb);
-				}
+				if (view_ok(la, pa) && view_ok(lb, pb)) move_views(&cw->contacts[from], cw->contactCount - from, la, lb);
 				touching = mc > 0;
 				e->reusable = la->poseValid && lb->poseValid;
 				e->stamp = cw->clock;
@@ -528,6 +515,10 @@ ibResult ib_collision_detect(ibWorld* w)
 	cw->reusedPairs = reused;
 	cw->driftReusedPairs = driftReused;
 	cw->stats.contactCount = cw->contactCount;
+	for (int32_t i = 0; i < w->shapeHigh; ++i) { /* the poses this detection's manifolds are expressed at */
+		cw->slots[i].prevDet = cw->slots[i].cur;
+		cw->slots[i].prevDetRot = cw->slots[i].curRot;
+	}
 	if (oom) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in collision detection");
 	return IB_OK;
 }

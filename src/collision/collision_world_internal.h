@@ -25,10 +25,10 @@ typedef struct ibShapeSlot {
 	uint64_t driftStamp;
 	double radius;
 	/* the shape's world pose at the last sync (cur; pos / rot above are the view's, which drift coherence
-	 * keeps), at the last detection (det) and at the one before (prevDet): manifolds are expressed at det
-	 * (ib_collision_detect moves the points of a manifold computed at other poses there) */
-	ibVec3 cur, det, prevDet;
-	ibQuat curRot, detRot, prevDetRot;
+	 * keeps) and at the last detection (prevDet): a detection's manifolds are expressed at cur
+	 * (ib_collision_detect moves the points of a manifold made at other poses there) */
+	ibVec3 cur, prevDet;
+	ibQuat curRot, prevDetRot;
 	/* the proxy's box: the shape's AABB fattened by ε_c/2 (the margin) and by IB_PROXY_SLACK x the margin
 	 * more; kept while it holds the AABB fattened by the margin and is not 2 slacks larger than it */
 	ibAABB box;

@@ -220,13 +220,13 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 		}
 		mask_reset(cs, w->bodyHigh, na);
 	}
-	const bool keep = loop->keepBest > 0.0 && ib_grow(w, (void**)&cs->bestVel, &cs->bestVelCapacity, 2 * w->bodyHigh + 2, sizeof(ibVec3)) &&
-	                  ib_grow(w, (void**)&cs->bestAcc, &cs->bestAccCapacity, 5 * na + 5, sizeof(double));
-	/* a position loop of free bodies (no joint sweeps, which the saved state would not undo) keeps its start
-	 * state in the same arrays, to go back to if it diverges (IB_CONTACT_DIVERGED) */
-	const bool guard = !keep && loop->residual && !loop->extra && na > 0 &&
+	/* keepBest saves the best sweep's state; a position loop of free bodies (no joint sweeps, which the saved
+	 * state would not undo) saves its start in the same arrays, to go back to if it diverges (IB_CONTACT_DIVERGED) */
+	const bool wantKeep = loop->keepBest > 0.0, wantGuard = !wantKeep && loop->residual && !loop->extra && na > 0;
+	const bool saves = (wantKeep || wantGuard) &&
 	                   ib_grow(w, (void**)&cs->bestVel, &cs->bestVelCapacity, 2 * w->bodyHigh + 2, sizeof(ibVec3)) &&
 	                   ib_grow(w, (void**)&cs->bestAcc, &cs->bestAccCapacity, 5 * na + 5, sizeof(double));
+	const bool keep = wantKeep && saves, guard = wantGuard && saves;
 	if (guard) best_state(w, cs, na, false);
 	double firstRes = 0.0;
 	double bestKe = INFINITY;

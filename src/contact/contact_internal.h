@@ -33,8 +33,8 @@ typedef struct ibContactRow {
 	                     * round cores lc1 - lc2 (two spheres or capsules); 4: of core lc1 and carried point lb,
 	                     * 5: of la and lc2 (a sphere on a box's edge); 6 / 7: of the cores across the axis of
 	                     * a cylinder on body 2 / 1 (a sphere on its side); 8: of the cores across the axis of
-	                     * body 2 (two cylinders side by side, parallel axes); 9: across both axes (two
-	                     * cylinders crossing); 10 / 11: from the nearest point of a cylinder's rim on body 2 / 1
+	                     * body 2 (two cylinders side by side, parallel axes); 9: n at t0, held for the step
+	                     * (two cylinders crossing: across both axes); 10 / 11: from the nearest point of a cylinder's rim on body 2 / 1
 	                     * (centre lc, axis ax, radius rad) to the other's round core (a sphere on a rim);
 	                     * contact_set.c normal_body */
 	double e, mus, mud; /* mixed restitution and friction coefficients */

@@ -820,7 +820,8 @@ int ib_contact_flat_rim(const ibWorld* w, ibContactRow* c, double reach, ibConta
  *   (a pendulum ball hitting stones that tumble) penetrated 3.9e-3 m at the impact;
  * - a sphere or capsule on a cylinder's side: the line of the cores across the cylinder's axis (6, 7);
  * - two cylinders side to side (n across both axes): with parallel axes (IB_CYLINDERS_CROSSING) the line of the
- *   cores across body 2's axis (8), else the direction across both axes, z1 x z2 (9). Turning with a
+ *   cores across body 2's axis (8), else the direction across both axes at t0, held for the step (9; z1 x z2 at
+ *   the predicted poses turned with a fast-turning cylinder and made the loops diverge). Turning with a
  *   cylinder spinning about its axis, the normal pushed a frictionless neighbour lying beside it 4.4 cm
  *   away in 2 s;
  * - a sphere or capsule on a cylinder's rim (a round point whose n is not across the axis): from the
