@@ -346,7 +346,7 @@ static inline ibVec3 ib_contact_normal_at(const ibContactRow* c, ibVec3 s1, cons
 	/* [IMPL] crossing axes: the normal at t0 (across both axes) for the whole step. z1 x z2 at the predicted
 	 * poses (sessions 19-29) turned with both cylinders: a cylinder turning at 10-20 rad/s about the vertical
 	 * on a lying one it crosses made the position loops diverge (frictionless, test_crossed_cylinders_turning:
-	 * 5 of 6 runs gained, up to 1.2e5 J in one step), as did two spinning cylinders wedged in a mesh valley
+	 * 5 of 6 runs gained, up to 122 J; 1.2e5 J in one step on a smaller ground), as did two spinning cylinders wedged in a mesh valley
 	 * (+1.8 kJ, +21 kJ) and, through the velocity loop at t0+h, a cylinder on another on the ground with
 	 * friction (test_contact_drops' seed 3498 at 60 Hz, +3.6 kJ); the fixed normal gains nothing there and
 	 * holds test_crossed_cylinders_spinning as before */
