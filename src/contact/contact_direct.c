@@ -137,7 +137,7 @@ static void scratch_free(ibWorld* w, ibContactDirectScratch* S)
 
 void ib_contacts_direct_destroy(ibWorld* w, ibContactStore* cs)
 {
-	for (int k = 0; k < 4; ++k) {
+	for (int k = 0; k < IB_CONTACT_DIRECT_SYSTEMS; ++k) {
 		direct_free(w, cs->direct[k]);
 		cs->direct[k] = NULL;
 	}
@@ -145,9 +145,12 @@ void ib_contacts_direct_destroy(ibWorld* w, ibContactStore* cs)
 	cs->directScratch = NULL;
 }
 
-/* [IMPL] one system (pattern, factor) per loop and for its first and later active-set passes: the
- * position and velocity loops differ where points changed state between them, and a pass's demoted
- * points change the pattern; with one system every call re-analysed (pyramid20: 240 of 240) */
+/* [IMPL] one system (pattern, factor) per loop and active-set pass (slot 2 pass + loop, loop 0 position,
+ * 1 velocity): the position and velocity loops differ where points changed state between them, and a
+ * pass's demoted points change the pattern; with one system every call re-analysed (pyramid20: 240 of
+ * 240). With one system for passes 1 and 2 together, a pile whose position loops needed all three
+ * passes in consecutive steps analysed and factored both later patterns anew in each of them
+ * (pyramid20 of bench_contacts, steps 161-173: 14 of its 14 analyses in steps 150-300). */
 static ibContactDirect* direct_of(ibWorld* w, ibContactStore* cs, int slot)
 {
 	if (cs->direct[slot]) return cs->direct[slot];
@@ -494,7 +497,7 @@ static bool factor(ibWorld* w, ibContactStore* cs, ibContactDirect* D, bool forc
 		/* [IMPL] the pattern of another loop's system (the velocity loop after a position loop with the
 		 * same blocks): its analysis is copied, not made again (the same ordering: the same factor) */
 		const ibContactDirect* E = NULL;
-		for (int k = 0; k < 4 && !E; ++k) {
+		for (int k = 0; k < IB_CONTACT_DIRECT_SYSTEMS && !E; ++k) {
 			const ibContactDirect* X = cs->direct[k];
 			if (X && X != D && X->analysed && X->sigLen == D->sigLen &&
 			    memcmp(X->sig, D->sig, (size_t)D->sigLen * sizeof(int32_t)) == 0)
@@ -873,7 +876,7 @@ ibDirectResult ib_contacts_direct(ibWorld* w, ibContactStore* cs, double h, bool
 	for (int pass = first; pass < DIR_PASSES; ++pass) {
 		/* (the cold start's velocity passes use the position loop's later-pass system: its factor serves
 		 * while it converges) */
-		ibContactDirect* D = pass == 0 ? D0 : direct_of(w, cs, velocity && first == 0 ? 3 : 2);
+		ibContactDirect* D = pass == 0 ? D0 : direct_of(w, cs, 2 * pass + (velocity && first == 0 ? 1 : 0));
 		if (!D || !build_blocks(w, cs, D, mode) || D->nblk == 0) return IB_DIRECT_NONE;
 		if (!grow_d(w, &S->rhs, &S->rhsCap, D->m + 1) || !grow_d(w, &S->tmp, &S->tmpCap, D->m + 1)) return IB_DIRECT_NONE;
 		int r = iterate(w, cs, D, h, velocity, tol);

@@ -95,6 +95,9 @@ typedef struct ibContactMaskRow {
 	int32_t quiet; /* 1 = it was within its tolerance then */
 } ibContactMaskRow;
 
+/* systems of the direct solve: one per loop (position, velocity) and active-set pass (contact_direct.c) */
+enum { IB_CONTACT_DIRECT_SYSTEMS = 6 };
+
 typedef struct ibContactStore {
 	ibContactRow* pts;
 	int32_t count, capacity;
@@ -149,7 +152,7 @@ typedef struct ibContactStore {
 	/* speculative points of approaching pairs (contact_speculative.c): motion bounds, grow-only */
 	double* motion;
 	int32_t motionCapacity;
-	struct ibContactDirect* direct[4]; /* contact_direct.c: systems of the direct solve (NULL until used) */
+	struct ibContactDirect* direct[IB_CONTACT_DIRECT_SYSTEMS]; /* contact_direct.c: systems of the direct solve (NULL until used) */
 	struct ibContactDirectScratch* directScratch; /* contact_direct.c: their shared per-call arrays */
 	struct ibContactJointResponse* jointResponse; /* contact_joint_response.c: probe scratch (NULL until used) */
 } ibContactStore;
