@@ -562,10 +562,12 @@ static bool factor(ibWorld* w, ibContactStore* cs, ibContactDirect* D, bool forc
 static ibVec3 position_error(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, bool friction)
 {
 	ibVec3 a, b, n;
-	ib_contact_predicted_points(w, cs, c, h, &a, &b, &n);
+	if (!friction) {
+		ib_contact_predicted_points(w, cs, c, h, &a, &b, &n);
+		return ibScale(ibDot(ibSub(a, b), n) + c->allowN, n);
+	}
+	ibVec3 d = ib_contact_tangential(ibNeg(ib_contact_predicted_both(w, cs, c, h, &a, &b, &n)), n);
 	ibVec3 e = ibScale(ibDot(ibSub(a, b), n) + c->allowN, n);
-	if (!friction) return e;
-	ibVec3 d = ib_contact_tangential(ibNeg(ib_contact_predicted_anchors(w, cs, c, h, &n)), n);
 	double l = ibLength(d);
 	return l > c->allowT ? ibMulAdd(e, 1.0 - c->allowT / l, d) : e;
 }

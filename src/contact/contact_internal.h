@@ -245,6 +245,8 @@ int ib_contact_flat_rim(const ibWorld* w, ibContactRow* c, double reach, ibConta
 void ib_contact_predicted_points(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n);
 /* ... and the static-friction offset of its anchors there (b's anchor - a's anchor, not yet tangential), n' in *n */
 ibVec3 ib_contact_predicted_anchors(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* n);
+/* both of the above from one evaluation of the poses and the normal (the same values) */
+ibVec3 ib_contact_predicted_both(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n);
 /* contact_set.c: the points of c for bodies at poses (s1, R1), (s2, R2) and the normal n there: carried
  * material points, but a round point found again on its surface along n (a rolling sphere's carried point
  * rose by r (1 - cos wh) in a step and hid its penetration) */

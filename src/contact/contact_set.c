@@ -177,6 +177,23 @@ ibVec3 ib_contact_predicted_anchors(ibWorld* w, ibContactStore* cs, const ibCont
 	return ib_contact_anchor_offset(w, c, h, s1, &R1, s2, &R2);
 }
 
+/* ib_contact_predicted_points and ib_contact_predicted_anchors at once (the same poses and normal, one
+ * evaluation of each): *a, *b, *n as the first, the anchors' offset as the second returns */
+ibVec3 ib_contact_predicted_both(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n)
+{
+	if (turns_fast(w, c, h)) {
+		ib_contact_predicted_points(w, cs, c, h, a, b, n);
+		return ib_contact_predicted_anchors(w, cs, c, h, n);
+	}
+	ibVec3 s1, s2;
+	ibMat3 R1, R2;
+	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
+	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
+	*n = ib_contact_normal_at(c, s1, &R1, s2, &R2);
+	ib_contact_points_at(c, s1, &R1, s2, &R2, *n, a, b);
+	return ib_contact_anchor_offset(w, c, h, s1, &R1, s2, &R2);
+}
+
 /* [IMPL] on a round point (sphere, capsule, cylinder) the static-friction anchor is moved with the body's
  * current v and w over h (first order): the exact carried material point of a rolling sphere runs on a cycloid, back by r (wh - sin wh)
  * and up by r (1 - cos wh) in a step, and holding it braked or drove the roll (a 0.1 m sphere rolling at
