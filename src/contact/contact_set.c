@@ -948,8 +948,11 @@ bool ib_contacts_add_pair(ibWorld* w, ibContactStore* cs, const ibContactPair* p
 		cs->count++;
 	}
 	int32_t out = first;
-	for (int32_t q = first; q < cs->count; ++q)
-		if (!ib_contact_rim_sample(w, cs, first, cs->count, &cs->pts[q])) cs->pts[out++] = cs->pts[q];
+	for (int32_t q = first; q < cs->count; ++q) {
+		if (ib_contact_rim_sample(w, cs, first, cs->count, &cs->pts[q])) continue;
+		if (out != q) cs->pts[out] = cs->pts[q]; /* (a row is 800 bytes: no copy onto itself) */
+		++out;
+	}
 	cs->count = out;
 	for (int32_t q = first; q < cs->count; ++q) { /* the manifold's group (contact_patch.c) */
 		cs->pts[q].gIdx = (int16_t)(q - first);
