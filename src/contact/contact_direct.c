@@ -72,8 +72,9 @@ typedef struct FaceKey {
 } FaceKey;
 
 /* [IMPL] What every call builds afresh (blocks, face keys, A's values, right-hand side, solve scratch) is
- * shared by the four systems: one copy is touched instead of four. A first-touched page costs ~11 us on
- * the benchmark VM, and pyramid20's first step touched 17 MB (4150 faults, a third of its 600 steps). */
+ * shared by the systems (one per loop and pass): one copy is touched instead of one per system. A
+ * first-touched page costs ~11 us on the benchmark VM, and pyramid20's first step touched 17 MB (4150
+ * faults, a third of its 600 steps). */
 typedef struct ibContactDirectScratch {
 	DBlock* blk;
 	int32_t blkCap;
