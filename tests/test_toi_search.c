@@ -80,6 +80,63 @@ static void test_discontinuous_search(void** state)
 	}
 }
 
+static ibBodyId box_body(ibWorldId id, ibBodyType type, ibVec3 pos, ibVec3 half, double e)
+{
+	ibBodyDef bd = ibDefaultBodyDef();
+	bd.type = type;
+	bd.position = pos;
+	ibBodyId b = ibCreateBody(id, &bd);
+	ibShapeDef sd = ibDefaultShapeDef();
+	sd.material.restitution = e;
+	ibBox box = {half};
+	assert_true(ibShape_IsValid(ibCreateBoxShape(b, &sd, &box)));
+	return b;
+}
+
+/* [IMPL] A search that starts where the conservative advancement of a fast body stopped, for another
+ * pair that penetrates there, interpolates from that pair's distance at the bracket's start (the saved
+ * states there): it was taken as unknown, and the search bisected. A unit cube falls at 10 m/s onto the
+ * ground (0.033 m to go, contact at 0.2 of the step; too slow for the conservative advancement, which
+ * takes bodies that move by more than half their inner size in a step); a 5 cm sphere at 30 m/s reaches
+ * a wall at 0.6 of the step. At that time the cube is 0.067 m deep: the search brackets its contact
+ * between 0 and 0.6 of the step. Measured: 5 re-simulations in the step with the distance unknown (the
+ * first two bisect), 3 now (the conservative time, the interpolated contact, and the sphere's
+ * conservative time in the second sub-step). */
+static void test_search_from_known_distance(void** state)
+{
+	(void)state;
+	ibWorldDef wd = ibDefaultWorldDef();
+	wd.gravity = ibV3(0, 0, 0);
+	ibWorldId id = ibCreateWorld(&wd);
+	const double h = 1.0 / 60.0;
+	box_body(id, IB_BODY_STATIC, ibV3(0, 0, -0.5), ibV3(5, 5, 0.5), 0.5);            /* ground, top at z = 0 */
+	box_body(id, IB_BODY_STATIC, ibV3(20.0 + 0.3 + 0.05 + 0.5, 0, 3), ibV3(0.5, 5, 5), 0.5); /* wall */
+	ibBodyId cube = box_body(id, IB_BODY_DYNAMIC, ibV3(0, 0, 0.5 + 10.0 * 0.2 * h), ibV3(0.5, 0.5, 0.5), 0.5);
+	assert_int_equal(ibBody_SetLinearVelocity(cube, ibV3(0, 0, -10)), IB_OK);
+	ibBodyDef bd = ibDefaultBodyDef();
+	bd.type = IB_BODY_DYNAMIC;
+	bd.position = ibV3(20.0, 0, 3);
+	ibBodyId ball = ibCreateBody(id, &bd);
+	ibShapeDef sd = ibDefaultShapeDef();
+	sd.material.restitution = 0.5;
+	ibSphere sp = {0.05};
+	assert_true(ibShape_IsValid(ibCreateSphereShape(ball, &sd, &sp)));
+	assert_int_equal(ibBody_SetLinearVelocity(ball, ibV3(30, 0, 0)), IB_OK);
+	assert_int_equal(ibWorld_Step(id, h), IB_OK);
+	ibCollisionStats cs = ibWorld_GetCollisionStats(id);
+	printf("%d re-simulations, %d sub-steps, %d conservative events, first time of contact %.4f of the step; cube v_z %.3f, "
+	       "ball v_x %.3f\n",
+	       cs.toiIterations, cs.toiSubsteps, cs.caEvents, cs.firstToi / h, ibBody_GetLinearVelocity(cube).z,
+	       ibBody_GetLinearVelocity(ball).x);
+	assert_true(cs.caEvents >= 1);
+	assert_true(fabs(cs.firstToi / h - 0.2) < 0.01); /* the cube's contact, first */
+	assert_true(cs.toiIterations <= 3);
+	/* both bounce with e = 0.5 * 0.5 (the thesis' product rule) */
+	assert_true(fabs(ibBody_GetLinearVelocity(cube).z - 2.5) < 1e-3);
+	assert_true(fabs(ibBody_GetLinearVelocity(ball).x + 7.5) < 1e-3);
+	ibDestroyWorld(id);
+}
+
 /* The window in which the search ends a sub-step early (ib_contacts_speculative_window): the
  * pair's reach times h for a slow inelastic pair with speculativeApproach on, 0 where the next
  * sub-step would not give the pair speculative points (setting off, elastic, fast). */
@@ -122,6 +179,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_discontinuous_search),
 	    cmocka_unit_test(test_speculative_window),
+	    cmocka_unit_test(test_search_from_known_distance),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
