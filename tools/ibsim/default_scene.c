@@ -1,6 +1,6 @@
 /* ibsim built-in default scene: a static ground box and dynamic bodies of every primitive shape
- * (and one compound body) thrown with linear and angular velocities. There are no joints or
- * contacts yet, so the bodies fly on ballistic paths (through the ground) while they rotate:
+ * (and one compound body) thrown with linear and angular velocities. There are no joints; the bodies
+ * land on the ground, bounce and slide (docs/ibsim.md says where they end up):
  *   ground    static box, top face at z = 0
  *   tumbler   asymmetric box without gravity spinning about its intermediate axis (it flips over)
  *   ball      sphere thrown up with spin about z
