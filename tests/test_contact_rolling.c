@@ -660,7 +660,7 @@ static void test_disc_turning_flat(void** state)
  * corner's friction followed its anchor offset, which the sphere's corrections turned, and the position
  * loop cycled between the two points until the stall rule ended it (1-4e-6 m against eps_d = 1e-6 m):
  * 98 of the 200 steps unconverged, 560 of 1000 over 10 s. A point held at the boundary for
- * IB_CONTACT_CONE_SWEEPS sweeps in a row now slides (contact_joint.c): 8 of 200, 34 of 1000. Asserted
+ * IB_CONTACT_CONE_SWEEPS sweeps in a row now slides (contact_joint.c): 8 of 200, 35 of 1000. Asserted
  * over 2 s: at most 20 unconverged steps, the energy never more than 1e-4 J above its lowest value so
  * far (3.3e-5 J measured; 4.1e-5 before), the dumbbell on the ground. */
 static void test_rocking_dumbbell(void** state)
