@@ -145,53 +145,62 @@ static bool turns_fast(const ibWorld* w, const ibContactRow* c, double h)
 	return (ib_is_dynamic(x) && ibLengthSq(x->st.w) > t2) || (ib_is_dynamic(y) && ibLengthSq(y->st.w) > t2);
 }
 
-void ib_contact_predicted_points(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n)
-{
-	if (turns_fast(w, c, h)) {
-		*a = ibMulAdd(c->a, h, point_velocity(&w->bodies[c->b1], c->a));
-		*b = ibMulAdd(c->b, h, point_velocity(&w->bodies[c->b2], c->b));
-		*n = c->n;
-		return;
-	}
+/* The bodies' predicted poses at t0+h and the normal there: false where a body turns fast (turns_fast),
+ * which the callers take to first order from t0 instead */
+typedef struct PredPoses {
 	ibVec3 s1, s2;
 	ibMat3 R1, R2;
-	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
-	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
-	*n = ib_contact_normal_at(c, s1, &R1, s2, &R2);
-	ib_contact_points_at(c, s1, &R1, s2, &R2, *n, a, b);
+} PredPoses;
+
+static bool predicted_poses(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, PredPoses* p, ibVec3* n)
+{
+	if (turns_fast(w, c, h)) {
+		*n = c->n;
+		return false;
+	}
+	ib_contact_predicted(w, cs, c->b1, h, &p->s1, &p->R1);
+	ib_contact_predicted(w, cs, c->b2, h, &p->s2, &p->R2);
+	*n = ib_contact_normal_at(c, p->s1, &p->R1, p->s2, &p->R2);
+	return true;
+}
+
+void ib_contact_predicted_points(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n)
+{
+	PredPoses p;
+	if (predicted_poses(w, cs, c, h, &p, n)) {
+		ib_contact_points_at(c, p.s1, &p.R1, p.s2, &p.R2, *n, a, b);
+	} else {
+		*a = ibMulAdd(c->a, h, point_velocity(&w->bodies[c->b1], c->a));
+		*b = ibMulAdd(c->b, h, point_velocity(&w->bodies[c->b2], c->b));
+	}
+}
+
+/* the anchors' offset of a fast-turning pair to first order from t0 */
+static ibVec3 anchors_first_order(const ibWorld* w, const ibContactRow* c, double h)
+{
+	const ibBody *x = &w->bodies[c->b1], *y = &w->bodies[c->b2];
+	ibVec3 A = ibAdd(x->st.s, ibMat3_MulV(x->R, c->ta)), B = ibAdd(y->st.s, ibMat3_MulV(y->R, c->tb));
+	return ibMulAdd(ibSub(B, A), h, ibSub(point_velocity(y, B), point_velocity(x, A)));
 }
 
 ibVec3 ib_contact_predicted_anchors(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* n)
 {
-	if (turns_fast(w, c, h)) {
-		const ibBody *x = &w->bodies[c->b1], *y = &w->bodies[c->b2];
-		ibVec3 A = ibAdd(x->st.s, ibMat3_MulV(x->R, c->ta)), B = ibAdd(y->st.s, ibMat3_MulV(y->R, c->tb));
-		*n = c->n;
-		return ibMulAdd(ibSub(B, A), h, ibSub(point_velocity(y, B), point_velocity(x, A)));
-	}
-	ibVec3 s1, s2;
-	ibMat3 R1, R2;
-	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
-	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
-	*n = ib_contact_normal_at(c, s1, &R1, s2, &R2);
-	return ib_contact_anchor_offset(w, c, h, s1, &R1, s2, &R2);
+	PredPoses p;
+	return predicted_poses(w, cs, c, h, &p, n) ? ib_contact_anchor_offset(w, c, h, p.s1, &p.R1, p.s2, &p.R2)
+	                                           : anchors_first_order(w, c, h);
 }
 
 /* ib_contact_predicted_points and ib_contact_predicted_anchors at once (the same poses and normal, one
  * evaluation of each): *a, *b, *n as the first, the anchors' offset as the second returns */
 ibVec3 ib_contact_predicted_both(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n)
 {
-	if (turns_fast(w, c, h)) {
+	PredPoses p;
+	if (!predicted_poses(w, cs, c, h, &p, n)) {
 		ib_contact_predicted_points(w, cs, c, h, a, b, n);
-		return ib_contact_predicted_anchors(w, cs, c, h, n);
+		return anchors_first_order(w, c, h);
 	}
-	ibVec3 s1, s2;
-	ibMat3 R1, R2;
-	ib_contact_predicted(w, cs, c->b1, h, &s1, &R1);
-	ib_contact_predicted(w, cs, c->b2, h, &s2, &R2);
-	*n = ib_contact_normal_at(c, s1, &R1, s2, &R2);
-	ib_contact_points_at(c, s1, &R1, s2, &R2, *n, a, b);
-	return ib_contact_anchor_offset(w, c, h, s1, &R1, s2, &R2);
+	ib_contact_points_at(c, p.s1, &p.R1, p.s2, &p.R2, *n, a, b);
+	return ib_contact_anchor_offset(w, c, h, p.s1, &p.R1, p.s2, &p.R2);
 }
 
 /* [IMPL] on a round point (sphere, capsule, cylinder) the static-friction anchor is moved with the body's
