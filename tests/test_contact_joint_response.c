@@ -331,11 +331,15 @@ static void test_ball_jointed_table(void** state)
 		/* without friction the cones carry the whole moment of the load: 0.2 m times M g, over the step */
 		assert_true(fabs(r.limitSum - 0.2 * masses[i] * G / 60.0) <= 1e-6 * masses[i]);
 		assert_true(r.unconverged <= 2);
+		/* the joints' follow of a K_eff impulse solved directly (joint_follow.c), the probes of K_eff too: 1214
+		 * contact sweeps over the 120 steps at 100 kg (2168 with the sweeps alone, whose follows often ran their 100) */
+		if (masses[i] >= 100.0) assert_true(r.sweeps <= 15 * 120);
 	}
 	for (int i = 0; i < 2; ++i) {
 		StandRun r = stand(masses[i], true, rough);
-		assert_stands(&r, 1e-2); /* measured 2.8e-3 rad/s at 100 kg */
+		assert_stands(&r, 1e-2); /* measured 5.1e-3 rad/s at 100 kg (2.8e-3 with the follow swept) */
 		assert_true(r.unconverged <= 2);
+		if (masses[i] >= 100.0) assert_true(r.sweeps <= 15 * 120); /* measured 1340 (3568 swept) */
 	}
 	/* 10 000 kg still fails (K_eff takes the one-sided cone rows as two-sided; README "Known problems"). It blew
 	 * up while finite: chassis 1.4e5 m away, legs at 2.4e7 rad/s, every step IB_OK (session 26); then the speed

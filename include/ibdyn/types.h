@@ -78,6 +78,9 @@ typedef struct ibContactSettings {
 	bool jointResponse;               /**< points on jointed bodies use the joint system's response K_eff, probed with unit
 	                                   *   impulses before each loop, instead of the free bodies' K (§5.4.2, default true;
 	                                   *   docs/contacts.md "Joint response") */
+	bool directFollow;                /**< the joints' follow of such a point's impulse is solved as one dense system per
+	                                   *   joint-connected group of bodies (up to 160 rows) before its sweeps (default
+	                                   *   true; docs/contacts.md "Joint response") */
 } ibContactSettings;
 
 /** Sleeping of resting islands (docs/contacts.md, "Sleeping"). An island is a set of dynamic bodies

@@ -118,6 +118,7 @@ static ibVec3 probe(ibWorld* w, const ibContactJointResponse* r, int32_t n, ibCo
 	ibVec3 p = ibScale(s, d);
 	ib_body_apply_impulse(&w->bodies[c->b1], p, c->a);
 	ib_body_apply_impulse(&w->bodies[c->b2], ibNeg(p), c->b);
+	if (w->solver.contact.directFollow) ib_joints_probe_direct(w, c->b1, c->b2); /* (joint_follow.c) */
 	sweep(w, tol);
 	ibVec3 du = ibScale(1.0 / s, ibSub(ib_contact_rel_velocity(w, c), u0));
 	restore(w, r, n, r->base, false);
@@ -163,8 +164,10 @@ static int probe_point(ibWorld* w, const ibContactJointResponse* r, int32_t n, i
 }
 
 /* the joints' velocity sweeps after a K_eff impulse; true if they hold (not capped) */
-static bool follow_velocity(ibWorld* w, double h)
+static bool follow_velocity(ibWorld* w, const ibContactRow* c, double h)
 {
+	/* a starting iterate for the sweeps: the follow solved directly (joint_follow.c) */
+	if (w->solver.contact.directFollow) ib_joints_follow_direct(w, h, c->b1, c->b2);
 	/* velocity sweeps first, also in the position loop: K_eff is their response, and they pass the impulse
 	 * on linearly. Position sweeps alone, on predicted rotations, did not: a leg pushed sideways by a
 	 * K_eff-sized friction impulse at its contact (14 N s at 0.1 m on a 1 kg sphere) kept spinning at
@@ -192,7 +195,7 @@ static bool follow_velocity(ibWorld* w, double h)
 
 void ib_contact_follow_checked(ibWorld* w, ibContactRow* c, const ibContactAcc* before, double h, bool position)
 {
-	bool held = follow_velocity(w, h);
+	bool held = follow_velocity(w, c, h);
 	ibVec3 dp = ibAdd(ibScale(c->accN - before->accN, c->n), ibSub(c->accT, before->accT));
 	double pred = ibDot(dp, ibMat3_MulV(c->K, dp));
 	double act = ibDot(dp, ibSub(ib_contact_rel_velocity(w, c), before->u));
@@ -202,10 +205,12 @@ void ib_contact_follow_checked(ibWorld* w, ibContactRow* c, const ibContactAcc* 
 		c->accN = before->accN + f * (c->accN - before->accN);
 		c->accVN = before->accVN + f * (c->accVN - before->accVN);
 		c->accT = ibAdd(before->accT, ibScale(f, ibSub(c->accT, before->accT)));
-		follow_velocity(w, h);
+		follow_velocity(w, c, h);
 	}
-	if (position)
+	if (position) {
+		if (w->solver.contact.directFollow) ib_joints_follow_position_direct(w, h, c->b1, c->b2); /* (joint_follow.c) */
 		for (int it = 0; it < IB_CONTACT_JOINT_SWEEPS && ib_joints_position_sweep(w, h); ++it) {}
+	}
 }
 
 bool ib_contact_point_followed(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx,

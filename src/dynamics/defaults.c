@@ -40,6 +40,7 @@ ibSolverSettings ibDefaultSolverSettings(void)
 	s.contact.warmStart = true;
 	s.contact.directSolve = true;
 	s.contact.jointResponse = true;
+	s.contact.directFollow = true;
 	return s;
 }
 

@@ -40,6 +40,7 @@ void ib_joints_destroy_store(ibWorld* w)
 	ib_free(w, st->rhs, (size_t)st->rhsCapacity * sizeof(ibVec3));
 	ib_lgs_free(w);
 	ib_lgs_sparse_free(w);
+	ib_joints_follow_free(w);
 	ib_free(w, st, sizeof *st);
 	w->joints = NULL;
 }

@@ -156,6 +156,7 @@ typedef struct ibJointStore {
 	int32_t* predQueue; /* scratch of ib_solver_predicted_errors: bodies to predict (bodyHigh + 1) */
 	int32_t predQueueCapacity;
 	void* sparse;            /* solver_lgs_sparse.c (CHOLMOD state), NULL until used */
+	struct ibFollow* follow; /* joint_follow.c, NULL until used */
 	/* basics of class c are [classStart[c], classStart[c + 1]) (rebuilt with the basics) */
 	int32_t classStart[IB_CLASS_COUNT + 1];
 	int classIslands[IB_CLASS_COUNT];
@@ -293,6 +294,65 @@ void ib_ball_limits_end(ibWorld* w);
  * (as ib_limits_response_sweep / ib_limits_follow_sweep, which call them) */
 bool ib_ball_limits_response_sweep(ibWorld* w, double tol);
 bool ib_ball_limits_follow_sweep(ibWorld* w, double h);
+/* One row of the joints' velocity system in the direct follow (joint_follow.c): J v is the row's rate; an impulse
+ * x acts as x J^T on the two bodies; A x = rhs (A = J M^-1 J^T) makes the row hold. One-sided rows (limit rows) keep
+ * *acc + base + x >= 0 and take x into *acc (and their side into *side); equality rows (acc NULL) take any x. */
+typedef struct ibFollowRow {
+	int32_t body[2];
+	double J[2][6]; /* (linear, angular) per body */
+	double rhs, base;
+	double* acc;
+	int8_t *side, sideValue;
+} ibFollowRow;
+/* The limit rows that the follow sweeps act on (ib_limits_follow_sweep in the joint correction's phase with h > 0,
+ * ib_limits_velocity_sweep in the velocity correction's; probe: those of the probes' sweeps, ib_limits_response_sweep)
+ * of the joints with a body marked in[], appended to out from *n on; false if more than cap rows */
+bool ib_limits_follow_rows(ibWorld* w, double h, bool probe, const uint8_t* in, ibFollowRow* out, int32_t* n, int32_t cap);
+bool ib_ball_limits_follow_rows(ibWorld* w, double h, bool probe, const uint8_t* in, ibFollowRow* out, int32_t* n, int32_t cap);
+/* The limit rows of the joint correction's sweeps (ib_limits_position_sweep) at the predicted poses (rhs = -gap / h);
+ * *worst is raised to the largest error they would correct, in tolerances */
+bool ib_limits_position_rows(ibWorld* w, double h, const uint8_t* in, ibFollowRow* out, int32_t* n, int32_t cap, double* worst);
+bool ib_ball_limits_position_rows(ibWorld* w, double h, const uint8_t* in, ibFollowRow* out, int32_t* n, int32_t cap, double* worst);
+/* joint_follow.c: the follow of a contact impulse on bodies b1, b2 (contact_joint_response.c) solved directly on
+ * their joint-connected bodies; false where it did nothing (the sweeps then follow alone) */
+bool ib_joints_follow_direct(ibWorld* w, double h, int32_t b1, int32_t b2);
+/* the same for the position sweeps that follow it in the contact position loop (ib_joints_position_sweep): Newton steps
+ * on the predicted errors with the matrix at t0 */
+bool ib_joints_follow_position_direct(ibWorld* w, double h, int32_t b1, int32_t b2);
+/* the same for the probes of K_eff (ib_joints_response_sweep and the limit rows at their stops as equalities) */
+bool ib_joints_probe_direct(ibWorld* w, int32_t b1, int32_t b2);
+void ib_joints_follow_free(ibWorld* w);
+/* a row's Jacobian from its two bodies' (linear, angular) parts */
+static inline void ib_follow_row_set(ibFollowRow* r, int32_t b1, ibVec3 l1, ibVec3 a1, int32_t b2, ibVec3 l2, ibVec3 a2)
+{
+	r->body[0] = b1, r->body[1] = b2;
+	const ibVec3 v[4] = {l1, a1, l2, a2};
+	for (int p = 0; p < 2; ++p)
+		for (int q = 0; q < 2; ++q) {
+			ibVec3 x = v[2 * p + q];
+			r->J[p][3 * q] = x.x, r->J[p][3 * q + 1] = x.y, r->J[p][3 * q + 2] = x.z;
+		}
+	r->rhs = r->base = 0.0;
+	r->acc = NULL;
+	r->side = NULL;
+	r->sideValue = 0;
+}
+/* J_x M^-1 J_y^T of two rows */
+static inline double ib_follow_entry(const ibWorld* w, const ibFollowRow* x, const ibFollowRow* y)
+{
+	double a = 0.0;
+	for (int p = 0; p < 2; ++p) {
+		const ibBody* b = &w->bodies[x->body[p]];
+		if (!ib_is_dynamic(b)) continue;
+		for (int q = 0; q < 2; ++q) {
+			if (y->body[q] != x->body[p]) continue;
+			const double *u = x->J[p], *v = y->J[q];
+			ibVec3 ang = ibMat3_MulV(b->invInertiaW, ibV3(v[3], v[4], v[5]));
+			a += b->invMass * (u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) + u[3] * ang.x + u[4] * ang.y + u[5] * ang.z;
+		}
+	}
+	return a;
+}
 /* [IMPL] a limit within this many times its tolerance of its stop counts as at it for the contact points' joint
  * response (ib_limits_response_sweep, ib_limits_follow_sweep and their ball-joint rows) */
 #define IB_LIMIT_NEAR 1e3

@@ -308,6 +308,94 @@ bool ib_limits_follow_sweep(ibWorld* w, double h)
 	return moved;
 }
 
+/* The Jacobian of j's limit row on side (+1 lower, -1 upper) along the coordinate's axis n (B's anchor pb) */
+static void limit_row(const ibWorld* w, const ibJoint* j, int8_t side, ibVec3 n, ibVec3 pb, ibFollowRow* o)
+{
+	int32_t ia = j->def.bodyA.index1 - 1, ib = j->def.bodyB.index1 - 1;
+	ibVec3 sn = ibScale((double)side, n);
+	if (j->def.type == IB_JOINT_HINGE)
+		ib_follow_row_set(o, ia, IB_VEC3_ZERO, ibNeg(sn), ib, IB_VEC3_ZERO, sn);
+	else
+		ib_follow_row_set(o, ia, ibNeg(sn), ibNeg(ibCross(ibSub(pb, w->bodies[ia].st.s), sn)), ib, sn, ibCross(ibSub(pb, w->bodies[ib].st.s), sn));
+}
+
+/* The rows of ib_limits_follow_sweep (phase 1, h > 0) and ib_limits_velocity_sweep (phase 2) with their targets and
+ * accumulators, for the direct follow (joint_follow.c) */
+bool ib_limits_follow_rows(ibWorld* w, double h, bool probe, const uint8_t* in, ibFollowRow* out, int32_t* n, int32_t cap)
+{
+	ibJointStore* st = w->joints;
+	if (probe) { /* the rows of ib_limits_response_sweep: at their stops, equalities to zero rate */
+		if (st->limitCount == 0 || st->limitPhase == 0) return true;
+		for (int32_t i = 0; i < st->jointHigh; ++i) {
+			ibJoint* j = &st->joints[i];
+			int32_t ia = j->def.bodyA.index1 - 1, ib = j->def.bodyB.index1 - 1;
+			StopRow r;
+			if (!is_limited(j) || !(in[ia] || in[ib]) || !at_stop(w, j, &r)) continue;
+			if (*n >= cap) return false;
+			ibFollowRow* o = &out[(*n)++];
+			limit_row(w, j, r.side, r.n, r.pb, o);
+			o->rhs = -r.v;
+		}
+		return ib_ball_limits_follow_rows(w, h, true, in, out, n, cap);
+	}
+	const bool one = st->limitPhase == 1 && h > 0.0, two = st->limitPhase == 2;
+	if (st->limitCount > 0 && (one || two))
+		for (int32_t i = 0; i < st->jointHigh; ++i) {
+			ibJoint* j = &st->joints[i];
+			int32_t ia = j->def.bodyA.index1 - 1, ib = j->def.bodyB.index1 - 1;
+			if (!is_limited(j) || !(in[ia] || in[ib])) continue;
+			StopRow r;
+			double target;
+			if (one) {
+				if (!at_stop(w, j, &r)) continue;
+				target = -fmax(r.gap, 0.0) / h;
+			} else {
+				if (j->limitSide == 0) continue;
+				r.side = j->limitSide;
+				r.v = r.side * rate_now(w, j, &r.n, &r.pb, &r.k);
+				if (!(r.k > 0.0)) continue;
+				target = j->def.limitRestitution * j->limitApproach;
+			}
+			if (*n >= cap) return false;
+			ibFollowRow* o = &out[(*n)++];
+			limit_row(w, j, r.side, r.n, r.pb, o);
+			o->rhs = target - r.v;
+			o->acc = one ? &j->limitAcc : &j->limitAccVel;
+			if (one) {
+				o->side = &j->limitSide;
+				o->sideValue = r.side;
+			}
+		}
+	return ib_ball_limits_follow_rows(w, h, false, in, out, n, cap);
+}
+
+/* The rows of ib_limits_position_sweep (the joint correction's phase, h > 0) at the predicted poses, for the direct
+ * follow of the contact position loop (joint_follow.c): rhs = -gap / h, the direction and response at t0; *worst is
+ * raised to the largest error the sweep would correct (relative to its tolerance) */
+bool ib_limits_position_rows(ibWorld* w, double h, const uint8_t* in, ibFollowRow* out, int32_t* n, int32_t cap, double* worst)
+{
+	ibJointStore* st = w->joints;
+	if (st->limitCount == 0 || st->limitPhase != 1 || !(h > 0.0)) return true;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		int32_t ia = j->def.bodyA.index1 - 1, ib = j->def.bodyB.index1 - 1;
+		if (!is_limited(j) || !(in[ia] || in[ib])) continue;
+		double g = predicted_gap(w, j, h, &j->limitSide);
+		if (j->limitSide == 0) continue;
+		ibVec3 n0, pb;
+		double k;
+		rate_now(w, j, &n0, &pb, &k);
+		if (!(k > 0.0)) continue;
+		if (g < 0.0 || (g > 0.0 && j->limitAcc > 0.0)) *worst = fmax(*worst, fabs(g) / tolerance(w, j));
+		if (*n >= cap) return false;
+		ibFollowRow* o = &out[(*n)++];
+		limit_row(w, j, j->limitSide, n0, pb, o);
+		o->rhs = -g / h;
+		o->acc = &j->limitAcc;
+	}
+	return ib_ball_limits_position_rows(w, h, in, out, n, cap, worst);
+}
+
 /* [IMPL] The follow sweeps above take a hinge's or a slider's rows one at a time: its basic joints' rows
  * (ball point and axis rows of a hinge) and its limit row at the stop. On a light body hung from a heavy
  * one they are strongly coupled (a 1 kg leg on a 1000 kg table: the point row turns the leg about the limit's
@@ -319,38 +407,6 @@ bool ib_limits_follow_sweep(ibWorld* w, double h)
  * closes its gap in h). */
 enum { BLOCK_ROWS = 9 };
 
-typedef struct BlockRow {
-	int32_t body[2];
-	double J[2][6]; /* (linear, angular) per body */
-} BlockRow;
-
-static void block_row(BlockRow* r, int32_t b1, ibVec3 l1, ibVec3 a1, int32_t b2, ibVec3 l2, ibVec3 a2)
-{
-	r->body[0] = b1, r->body[1] = b2;
-	const ibVec3 v[4] = {l1, a1, l2, a2};
-	for (int p = 0; p < 2; ++p)
-		for (int q = 0; q < 2; ++q) {
-			ibVec3 x = v[2 * p + q];
-			r->J[p][3 * q] = x.x, r->J[p][3 * q + 1] = x.y, r->J[p][3 * q + 2] = x.z;
-		}
-}
-
-static double block_entry(const ibWorld* w, const BlockRow* x, const BlockRow* y)
-{
-	double a = 0.0;
-	for (int p = 0; p < 2; ++p) {
-		const ibBody* b = &w->bodies[x->body[p]];
-		if (!ib_is_dynamic(b)) continue;
-		for (int q = 0; q < 2; ++q) {
-			if (y->body[q] != x->body[p]) continue;
-			const double* u = x->J[p];
-			const double* v = y->J[q];
-			ibVec3 ang = ibMat3_MulV(b->invInertiaW, ibV3(v[3], v[4], v[5]));
-			a += b->invMass * (u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) + u[3] * ang.x + u[4] * ang.y + u[5] * ang.z;
-		}
-	}
-	return a;
-}
 
 /* Solves A x = b for the rows in use[] (others: x = 0) by Cholesky; false if A is not positive definite. */
 static bool block_solve(int n, double A[BLOCK_ROWS][BLOCK_ROWS], const double* b, const bool* use, double* x)
@@ -432,7 +488,7 @@ static bool block_follow(ibWorld* w, ibJoint* j, double h, double tol, int mode)
 	 * joint's ball and lock rows: the table on fixed legs, heavy_table.xml, took 0.58 instead of 0.15 ms per
 	 * step with blocks for every joint) */
 	if (!limited) return false;
-	BlockRow rows[BLOCK_ROWS];
+	ibFollowRow rows[BLOCK_ROWS];
 	double b[BLOCK_ROWS], A[BLOCK_ROWS][BLOCK_ROWS], x[BLOCK_ROWS];
 	bool use[BLOCK_ROWS];
 	int n = 0;
@@ -448,27 +504,21 @@ static bool block_follow(ibWorld* w, ibJoint* j, double h, double tol, int mode)
 			if (n == BLOCK_ROWS - 1) return false;
 			ibVec3 P = c->P[k];
 			if (c->type->rotational)
-				block_row(&rows[n], c->b1, IB_VEC3_ZERO, P, c->b2, IB_VEC3_ZERO, ibNeg(P));
+				ib_follow_row_set(&rows[n], c->b1, IB_VEC3_ZERO, P, c->b2, IB_VEC3_ZERO, ibNeg(P));
 			else
-				block_row(&rows[n], c->b1, P, ibCross(ibSub(c->a, b1->st.s), P), c->b2, ibNeg(P), ibNeg(ibCross(ibSub(c->b, b2->st.s), P)));
+				ib_follow_row_set(&rows[n], c->b1, P, ibCross(ibSub(c->a, b1->st.s), P), c->b2, ibNeg(P), ibNeg(ibCross(ibSub(c->b, b2->st.s), P)));
 			b[n] = ibDot(P, du);
 			use[n] = true;
 			++n;
 		}
 	}
 	const int lim = n; /* the limit row, last */
-	int32_t ia = j->def.bodyA.index1 - 1, ib = j->def.bodyB.index1 - 1;
-	ibVec3 sn = ibScale((double)r.side, r.n);
-	if (j->def.type == IB_JOINT_HINGE)
-		block_row(&rows[n], ia, IB_VEC3_ZERO, ibNeg(sn), ib, IB_VEC3_ZERO, sn);
-	else
-		block_row(&rows[n], ia, ibNeg(sn), ibNeg(ibCross(ibSub(r.pb, w->bodies[ia].st.s), sn)), ib, sn,
-		          ibCross(ibSub(r.pb, w->bodies[ib].st.s), sn));
+	limit_row(w, j, r.side, r.n, r.pb, &rows[n]);
 	b[n] = target - r.v;
 	use[n] = probe || r.v < target || (r.v > target && *acc > 0.0);
 	++n;
 	for (int i = 0; i < n; ++i)
-		for (int k = 0; k <= i; ++k) A[i][k] = A[k][i] = block_entry(w, &rows[i], &rows[k]);
+		for (int k = 0; k <= i; ++k) A[i][k] = A[k][i] = ib_follow_entry(w, &rows[i], &rows[k]);
 	/* the limit row's active set: active (an equality) unless its total impulse would pull; then held at zero
 	 * total (-acc) with the others solved around it, unless they then make it approach its stop */
 	bool solved = false;

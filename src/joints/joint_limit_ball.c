@@ -193,6 +193,21 @@ void ib_ball_limits_begin(ibWorld* w, double h)
 }
 
 /* One sweep of the rows in the joint correction; true if some row was corrected by more than eps_d. */
+/* The joint correction's gap of row r at the predicted frame fp (its side chosen there on first use, plus the
+ * sub-step's slack); false if the row is disabled or on no side */
+static bool predicted_row_gap(ibJoint* j, int r, const BallFrame* fp, double* g)
+{
+	ibLimitRow* row = row_of(j, r);
+	if (!row_enabled(j, r)) return false;
+	if (row->side == 0) {
+		row->side = side_at(j, r, fp, 0.0, g);
+		if (row->side == 0) return false;
+	}
+	*g = gap(j, r, fp, row->side, NULL);
+	if (row->side == row->slackSide) *g += row->slack;
+	return true;
+}
+
 bool ib_ball_limits_position_sweep(ibWorld* w, double h)
 {
 	ibJointStore* st = w->joints;
@@ -205,15 +220,8 @@ bool ib_ball_limits_position_sweep(ibWorld* w, double h)
 		BallFrame fp = frame(w, j, qa, qb);
 		for (int r = 0; r < 2; ++r) {
 			ibLimitRow* row = row_of(j, r);
-			if (!row_enabled(j, r)) continue;
 			double g;
-			if (row->side == 0) {
-				row->side = side_at(j, r, &fp, 0.0, &g);
-				if (row->side == 0) continue;
-			}
-			g = gap(j, r, &fp, row->side, NULL);
-			if (row->side == row->slackSide) g += row->slack;
-			if (!(g < 0.0 || (g > 0.0 && row->acc > 0.0))) continue;
+			if (!predicted_row_gap(j, r, &fp, &g) || !(g < 0.0 || (g > 0.0 && row->acc > 0.0))) continue;
 			ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
 			BallFrame f0 = frame(w, j, &pA, &pB);
 			ibVec3 G;
@@ -355,6 +363,89 @@ static bool follow_row(ibWorld* w, ibJoint* j, int r, const BallStop* s, double 
  * rows at t0, one-sided on the joint correction's accumulated impulse (acc); an active row to zero rate, a
  * near one to the rate that closes its gap in h (as ib_limits_follow_sweep). */
 bool ib_ball_limits_follow_sweep(ibWorld* w, double h) { return each_stop(w, follow_row, h); }
+
+/* The rows of ib_ball_limits_follow_sweep (phase 1, h > 0) and ib_ball_limits_velocity_sweep (phase 2) for the direct
+ * follow (joint_follow.c) */
+bool ib_ball_limits_follow_rows(ibWorld* w, double h, bool probe, const uint8_t* in, ibFollowRow* out, int32_t* n, int32_t cap)
+{
+	ibJointStore* st = w->joints;
+	const bool one = !probe && st->limitPhase == 1 && h > 0.0, two = !probe && st->limitPhase == 2;
+	if (!probe && !one && !two) return true;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!ib_ball_limited(j)) continue;
+		int32_t ia = j->def.bodyA.index1 - 1, ib = j->def.bodyB.index1 - 1;
+		if (!(in[ia] || in[ib])) continue;
+		ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
+		BallFrame f = frame(w, j, &pA, &pB);
+		for (int r = 0; r < 2; ++r) {
+			ibLimitRow* row = row_of(j, r);
+			BallStop s;
+			double target;
+			if (probe) { /* ib_ball_limits_response_sweep: at its stop, an equality to zero rate */
+				if (!ball_at_stop(w, j, r, &f, &s)) continue;
+				target = 0.0;
+			} else if (one) {
+				if (!ball_at_stop(w, j, r, &f, &s)) continue;
+				target = -fmax(s.gap, 0.0) / h;
+			} else {
+				if (!row_enabled(j, r) || row->side == 0) continue;
+				gap(j, r, &f, row->side, &s.G);
+				s.k = response(w, j, s.G);
+				s.v = rate(w, j, s.G);
+				if (!(s.k > 0.0)) continue;
+				target = j->def.limitRestitution * row->approach;
+			}
+			if (*n >= cap) return false;
+			ibFollowRow* o = &out[(*n)++];
+			ib_follow_row_set(o, ia, IB_VEC3_ZERO, ibNeg(s.G), ib, IB_VEC3_ZERO, s.G);
+			o->rhs = target - s.v;
+			if (probe) continue;
+			if (one) {
+				o->acc = &row->acc;
+				o->side = &row->side;
+				o->sideValue = s.side;
+			} else {
+				o->acc = &row->accVel;
+				o->base = row->acc;
+			}
+		}
+	}
+	return true;
+}
+
+/* The rows of ib_ball_limits_position_sweep at the predicted poses, for the direct follow (joint_follow.c; as
+ * ib_limits_position_rows) */
+bool ib_ball_limits_position_rows(ibWorld* w, double h, const uint8_t* in, ibFollowRow* out, int32_t* n, int32_t cap, double* worst)
+{
+	ibJointStore* st = w->joints;
+	for (int32_t i = 0; i < st->jointHigh; ++i) {
+		ibJoint* j = &st->joints[i];
+		if (!ib_ball_limited(j)) continue;
+		int32_t ia = j->def.bodyA.index1 - 1, ib = j->def.bodyB.index1 - 1;
+		if (!(in[ia] || in[ib])) continue;
+		const ibPose* qa = ib_solver_predicted(w, st, ia, h);
+		const ibPose* qb = ib_solver_predicted(w, st, ib, h);
+		BallFrame fp = frame(w, j, qa, qb);
+		ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
+		BallFrame f0 = frame(w, j, &pA, &pB);
+		for (int r = 0; r < 2; ++r) {
+			ibLimitRow* row = row_of(j, r);
+			double g;
+			if (!predicted_row_gap(j, r, &fp, &g)) continue;
+			ibVec3 G;
+			gap(j, r, &f0, row->side, &G);
+			if (!(response(w, j, G) > 0.0)) continue;
+			if (g < 0.0 || (g > 0.0 && row->acc > 0.0)) *worst = fmax(*worst, fabs(g) / w->solver.angularTolerance);
+			if (*n >= cap) return false;
+			ibFollowRow* o = &out[(*n)++];
+			ib_follow_row_set(o, ia, IB_VEC3_ZERO, ibNeg(G), ib, IB_VEC3_ZERO, G);
+			o->rhs = -g / h;
+			o->acc = &row->acc;
+		}
+	}
+	return true;
+}
 
 void ib_ball_limits_end(ibWorld* w)
 {

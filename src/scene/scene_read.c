@@ -141,6 +141,7 @@ static const ibSceneAttr worldAttrTable[] = {
 	WORLD_ATTR("contact_warm_start", IB_ATTR_BOOL, solver.contact.warmStart),
 	WORLD_ATTR("contact_direct_solve", IB_ATTR_BOOL, solver.contact.directSolve),
 	WORLD_ATTR("contact_joint_response", IB_ATTR_BOOL, solver.contact.jointResponse),
+	WORLD_ATTR("contact_direct_follow", IB_ATTR_BOOL, solver.contact.directFollow),
 };
 /* clang-format on */
 

@@ -216,6 +216,7 @@ static void writeWorld(ibSceneWriter* w, ibWorldId world)
 	if (k.warmStart != kd.warmStart) ibSceneW_AttrText(w, "contact_warm_start", k.warmStart ? "true" : "false");
 	if (k.directSolve != kd.directSolve) ibSceneW_AttrText(w, "contact_direct_solve", k.directSolve ? "true" : "false");
 	if (k.jointResponse != kd.jointResponse) ibSceneW_AttrText(w, "contact_joint_response", k.jointResponse ? "true" : "false");
+	if (k.directFollow != kd.directFollow) ibSceneW_AttrText(w, "contact_direct_follow", k.directFollow ? "true" : "false");
 	ibSceneW_Puts(w, "/>\n");
 	int top = ibWorld_GetMaxOverriddenGroup(world);
 	for (int g = 0; g <= top; ++g) {

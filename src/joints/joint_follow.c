@@ -1,0 +1,327 @@
+/* The joints' follow of a contact impulse, solved directly (contact_joint_response.c).
+ *
+ * A contact point whose step size is the joint system's response K_eff is corrected by an impulse after which
+ * the joints must pass it on at once: the follow sweeps (joint velocity rows, the limit rows at their stops)
+ * run until they hold. On a ragdoll lying on the ground with a cone at its stop they needed ~65 sweeps per
+ * follow (Gauss-Seidel down a chain of ten bodies to 1e-6 m/s), ~500 follows per step, and one step took
+ * ~150 ms (seed 36 of the ragdoll probe, docs/contacts.md "Ragdolls").
+ *
+ * [IMPL] Here the follow's rows of the bodies joined to the point's two bodies (their joint-connected
+ * components) are solved as one dense system A x = b, A = J M^-1 J^T at the current poses: every basic joint
+ * row (b its relative velocity, as ib_joints_velocity_sweep removes it) and the limit rows that the follow
+ * sweeps act on in this phase of the step (ib_limits_follow_rows), with their targets and accumulators. The
+ * limit rows are one-sided (their accumulated impulse >= 0): an active-set loop takes a row out where its
+ * impulse would pull (its impulse then released to zero, as the sweep does) and puts one in where the others
+ * drive it past its target, as the hinge block of joint_limit.c does for one joint. The sweeps still run after
+ * it: they confirm the solution (one sweep where it holds) and finish whatever it left. It does nothing (the
+ * sweeps alone follow, as before) where the rows are more than FOLLOW_MAX_ROWS, where A restricted to the
+ * active rows is singular (closed loops: redundant rows), or where the active set does not settle. */
+#include <math.h>
+#include <string.h>
+
+#include "joints/joint_internal.h"
+
+enum { FOLLOW_MAX_ROWS = 160, FOLLOW_PASSES = 8, FOLLOW_NEWTON = 4 };
+
+typedef struct ibFollow {
+	int32_t* parent; /* union-find over the bodies (joined by basic joints between dynamic bodies) */
+	uint8_t* in;     /* the bodies of the two components */
+	ibVec3 *lin, *ang; /* per body: the impulse to apply */
+	int32_t bodyCap;
+	ibFollowRow rows[FOLLOW_MAX_ROWS];
+	double A[FOLLOW_MAX_ROWS * FOLLOW_MAX_ROWS], L[FOLLOW_MAX_ROWS * FOLLOW_MAX_ROWS];
+	double x[FOLLOW_MAX_ROWS], b[FOLLOW_MAX_ROWS], y[FOLLOW_MAX_ROWS];
+	int32_t idx[FOLLOW_MAX_ROWS];
+	int32_t basic[FOLLOW_MAX_ROWS]; /* position rows: the basic joint of the row (its accPos takes the impulse), else -1 */
+	uint8_t use[FOLLOW_MAX_ROWS];
+	/* A is kept while the rows' bodies and Jacobians are the same (the poses of the loop's instant), its factor L
+	 * while the active set is the same too */
+	struct { int32_t body[2]; double J[2][6]; } key[FOLLOW_MAX_ROWS];
+	int32_t keyCount; /* rows A was built for (0: none) */
+	uint32_t keyMassEpoch; /* w->massEpoch A was built at */
+	uint8_t factored[FOLLOW_MAX_ROWS];
+	bool haveFactor;
+} ibFollow;
+
+static void free_bodies(ibWorld* w, ibFollow* f)
+{
+	ib_free(w, f->parent, (size_t)f->bodyCap * sizeof(int32_t));
+	ib_free(w, f->in, (size_t)f->bodyCap);
+	ib_free(w, f->lin, (size_t)f->bodyCap * sizeof(ibVec3));
+	ib_free(w, f->ang, (size_t)f->bodyCap * sizeof(ibVec3));
+	f->parent = NULL, f->in = NULL, f->lin = f->ang = NULL, f->bodyCap = 0;
+}
+
+void ib_joints_follow_free(ibWorld* w)
+{
+	ibJointStore* st = w->joints;
+	if (!st || !st->follow) return;
+	free_bodies(w, st->follow);
+	ib_free(w, st->follow, sizeof(ibFollow));
+	st->follow = NULL;
+}
+
+static ibFollow* follow_of(ibWorld* w, ibJointStore* st)
+{
+	if (!st->follow) {
+		st->follow = ib_alloc(w, sizeof(ibFollow));
+		if (!st->follow) return NULL;
+		memset(st->follow, 0, sizeof(ibFollow));
+	}
+	ibFollow* f = st->follow;
+	if (f->bodyCap < w->bodyHigh) {
+		free_bodies(w, f);
+		int32_t cap = w->bodyHigh + w->bodyHigh / 2 + 8;
+		f->parent = ib_alloc(w, (size_t)cap * sizeof(int32_t));
+		f->in = ib_alloc(w, (size_t)cap);
+		f->lin = ib_alloc(w, (size_t)cap * sizeof(ibVec3));
+		f->ang = ib_alloc(w, (size_t)cap * sizeof(ibVec3));
+		f->bodyCap = cap;
+		if (!f->parent || !f->in || !f->lin || !f->ang) {
+			free_bodies(w, f);
+			return NULL;
+		}
+	}
+	return f;
+}
+
+static int32_t find(int32_t* p, int32_t i)
+{
+	while (p[i] != i) i = p[i] = p[p[i]];
+	return i;
+}
+
+/* in[i] = 1 for the dynamic bodies joint-connected to b1 or b2; false if neither is dynamic */
+static bool mark_components(const ibWorld* w, const ibJointStore* st, ibFollow* f, int32_t b1, int32_t b2)
+{
+	const int32_t nb = w->bodyHigh;
+	for (int32_t i = 0; i < nb; ++i) f->parent[i] = i;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		const ibBasic* c = &st->basics[k];
+		if (!ib_is_dynamic(&w->bodies[c->b1]) || !ib_is_dynamic(&w->bodies[c->b2])) continue;
+		int32_t x = find(f->parent, c->b1), y = find(f->parent, c->b2);
+		if (x != y) f->parent[x] = y;
+	}
+	int32_t r1 = ib_is_dynamic(&w->bodies[b1]) ? find(f->parent, b1) : -1;
+	int32_t r2 = ib_is_dynamic(&w->bodies[b2]) ? find(f->parent, b2) : -1;
+	if (r1 < 0 && r2 < 0) return false;
+	for (int32_t i = 0; i < nb; ++i) {
+		int32_t r = ib_is_dynamic(&w->bodies[i]) ? find(f->parent, i) : -2;
+		f->in[i] = r == r1 || r == r2;
+	}
+	return true;
+}
+
+/* the basic joint rows of the marked bodies: velocity (as ib_joints_velocity_sweep removes their relative velocity),
+ * or position (h > 0: as ib_joints_position_sweep removes their predicted error over h; *worst raised to the largest
+ * error in tolerances) */
+static bool basic_rows(ibWorld* w, ibJointStore* st, ibFollow* f, int32_t* n, double h, double* worst)
+{
+	const bool position = worst != NULL;
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		ibBasic* c = &st->basics[k];
+		if (!f->in[c->b1] && !f->in[c->b2]) continue;
+		if (position && c->type->velocityOnly) continue;
+		ib_solver_prepare(w, c);
+		ibVec3 du;
+		if (position) {
+			ibVec3 d = ib_solver_excess(c, c->type->error(c, ib_solver_predicted(w, st, c->b1, h), ib_solver_predicted(w, st, c->b2, h)));
+			*worst = fmax(*worst, ibLength(d) / (c->type->rotational ? w->solver.angularTolerance : w->solver.positionTolerance));
+			du = ibScale(1.0 / h, d);
+		} else {
+			du = ib_solver_velocity_error(w, c);
+		}
+		const ibBody *x = &w->bodies[c->b1], *y = &w->bodies[c->b2];
+		for (int r = 0; r < c->rows; ++r) {
+			if (*n >= FOLLOW_MAX_ROWS) return false;
+			f->basic[*n] = position ? k : -1;
+			ibFollowRow* o = &f->rows[(*n)++];
+			ibVec3 P = c->P[r];
+			if (c->type->rotational)
+				ib_follow_row_set(o, c->b1, IB_VEC3_ZERO, P, c->b2, IB_VEC3_ZERO, ibNeg(P));
+			else
+				ib_follow_row_set(o, c->b1, P, ibCross(ibSub(c->a, x->st.s), P), c->b2, ibNeg(P), ibNeg(ibCross(ibSub(c->b, y->st.s), P)));
+			o->rhs = ibDot(P, du);
+		}
+	}
+	return true;
+}
+
+/* x for the rows in use (A x = b - A x_held for the others' held x); false if A on them is not positive definite */
+static bool solve_active(ibFollow* f, int32_t n)
+{
+	int32_t m = 0;
+	for (int32_t i = 0; i < n; ++i)
+		if (f->use[i]) f->idx[m++] = i;
+	double* L = f->L;
+	const bool reuse = f->haveFactor && memcmp(f->factored, f->use, (size_t)n) == 0;
+	f->haveFactor = false;
+	for (int32_t i = 0; i < m && !reuse; ++i) {
+		const double* Ai = &f->A[(size_t)f->idx[i] * FOLLOW_MAX_ROWS];
+		for (int32_t k = 0; k <= i; ++k) {
+			double s = Ai[f->idx[k]];
+			const double *li = &L[(size_t)i * FOLLOW_MAX_ROWS], *lk = &L[(size_t)k * FOLLOW_MAX_ROWS];
+			for (int32_t z = 0; z < k; ++z) s -= li[z] * lk[z];
+			if (i == k) {
+				if (!(s > 1e-10 * Ai[f->idx[i]])) return false;
+				L[(size_t)i * FOLLOW_MAX_ROWS + i] = sqrt(s);
+			} else {
+				L[(size_t)i * FOLLOW_MAX_ROWS + k] = s / lk[k];
+			}
+		}
+	}
+	memcpy(f->factored, f->use, (size_t)n);
+	f->haveFactor = true;
+	for (int32_t i = 0; i < m; ++i) { /* right-hand side: b minus the held rows' effect */
+		const int32_t r = f->idx[i];
+		double s = f->b[r];
+		for (int32_t z = 0; z < n; ++z)
+			if (!f->use[z] && f->x[z] != 0.0) s -= f->A[(size_t)r * FOLLOW_MAX_ROWS + z] * f->x[z];
+		const double* li = &L[(size_t)i * FOLLOW_MAX_ROWS];
+		for (int32_t z = 0; z < i; ++z) s -= li[z] * f->y[z];
+		f->y[i] = s / li[i];
+	}
+	for (int32_t i = m - 1; i >= 0; --i) {
+		double s = f->y[i];
+		for (int32_t z = i + 1; z < m; ++z) s -= L[(size_t)z * FOLLOW_MAX_ROWS + i] * f->x[f->idx[z]];
+		f->x[f->idx[i]] = s / L[(size_t)i * FOLLOW_MAX_ROWS + i];
+	}
+	return true;
+}
+
+static void apply(ibWorld* w, ibFollow* f, int32_t n)
+{
+	for (int32_t i = 0; i < n; ++i) {
+		const ibFollowRow* r = &f->rows[i];
+		for (int p = 0; p < 2; ++p) {
+			f->lin[r->body[p]] = IB_VEC3_ZERO;
+			f->ang[r->body[p]] = IB_VEC3_ZERO;
+		}
+	}
+	for (int32_t i = 0; i < n; ++i) {
+		const ibFollowRow* r = &f->rows[i];
+		const double x = f->x[i];
+		if (x == 0.0) continue;
+		for (int p = 0; p < 2; ++p) {
+			const double* J = r->J[p];
+			f->lin[r->body[p]] = ibMulAdd(f->lin[r->body[p]], x, ibV3(J[0], J[1], J[2]));
+			f->ang[r->body[p]] = ibMulAdd(f->ang[r->body[p]], x, ibV3(J[3], J[4], J[5]));
+		}
+		if (r->acc) {
+			*r->acc += x;
+			if (r->side) *r->side = r->sideValue;
+		}
+		if (f->basic[i] >= 0) { /* as ib_joints_position_sweep keeps them */
+			ibBasic* c = &w->joints->basics[f->basic[i]];
+			c->warmPos = c->accPos = ibAdd(c->accPos, ibScale(x, c->type->rotational ? ibV3(r->J[0][3], r->J[0][4], r->J[0][5])
+			                                                                        : ibV3(r->J[0][0], r->J[0][1], r->J[0][2])));
+		}
+	}
+	for (int32_t i = 0; i < n; ++i) {
+		const ibFollowRow* r = &f->rows[i];
+		for (int p = 0; p < 2; ++p) {
+			const int32_t k = r->body[p];
+			ibBody* b = &w->bodies[k];
+			if (!ib_is_dynamic(b) || (ibLengthSq(f->lin[k]) == 0.0 && ibLengthSq(f->ang[k]) == 0.0)) continue;
+			b->velVersion++;
+			b->st.v = ibMulAdd(b->st.v, b->invMass, f->lin[k]);
+			b->st.w = ibAdd(b->st.w, ibMat3_MulV(b->invInertiaW, f->ang[k]));
+			f->lin[k] = f->ang[k] = IB_VEC3_ZERO; /* once per body */
+		}
+	}
+}
+
+/* the n rows solved (active set of the one-sided ones) and their impulses applied; false if nothing was applied */
+static bool solve_rows(ibWorld* w, ibFollow* f, int32_t n, double tol)
+{
+	bool same = f->keyCount == n && f->keyMassEpoch == w->massEpoch;
+	for (int32_t i = 0; i < n && same; ++i)
+		same = memcmp(f->key[i].body, f->rows[i].body, sizeof f->key[i].body) == 0 && memcmp(f->key[i].J, f->rows[i].J, sizeof f->key[i].J) == 0;
+	if (!same) {
+		f->haveFactor = false;
+		f->keyCount = n;
+		f->keyMassEpoch = w->massEpoch;
+		for (int32_t i = 0; i < n; ++i) {
+			memcpy(f->key[i].body, f->rows[i].body, sizeof f->key[i].body);
+			memcpy(f->key[i].J, f->rows[i].J, sizeof f->key[i].J);
+			for (int32_t k = 0; k <= i; ++k)
+				f->A[(size_t)i * FOLLOW_MAX_ROWS + k] = f->A[(size_t)k * FOLLOW_MAX_ROWS + i] = ib_follow_entry(w, &f->rows[i], &f->rows[k]);
+		}
+	}
+	for (int32_t i = 0; i < n; ++i) {
+		const ibFollowRow* r = &f->rows[i];
+		f->b[i] = r->rhs;
+		/* a limit row acts where its rate is below its target, or above it while it holds an impulse (the sweeps' rule) */
+		f->use[i] = !r->acc || r->rhs > 0.0 || (r->rhs < 0.0 && *r->acc + r->base > 0.0);
+	}
+	bool settled = false;
+	for (int pass = 0; pass < FOLLOW_PASSES && !settled; ++pass) {
+		for (int32_t i = 0; i < n; ++i) /* a row out of the set gives back its impulse: zero total */
+			f->x[i] = f->use[i] ? 0.0 : (f->rows[i].acc ? fmin(0.0, -(*f->rows[i].acc + f->rows[i].base)) : 0.0);
+		if (!solve_active(f, n)) return false;
+		settled = true;
+		for (int32_t i = 0; i < n; ++i) {
+			const ibFollowRow* r = &f->rows[i];
+			if (!r->acc) continue;
+			const double total = *r->acc + r->base + f->x[i];
+			if (f->use[i] && total < 0.0) { /* it would pull */
+				f->use[i] = 0;
+				settled = false;
+			} else if (!f->use[i]) {
+				double after = f->b[i]; /* target minus the rate after */
+				for (int32_t z = 0; z < n; ++z) after -= f->A[(size_t)i * FOLLOW_MAX_ROWS + z] * f->x[z];
+				if (after > tol) { /* driven past its target */
+					f->use[i] = 1;
+					settled = false;
+				}
+			}
+		}
+	}
+	if (!settled) return false;
+	apply(w, f, n);
+	return true;
+}
+
+static ibFollow* prepare(ibWorld* w, int32_t b1, int32_t b2)
+{
+	ibJointStore* st = w->joints;
+	if (!st || !ib_joints_rebuild_basics(w) || st->basicCount == 0) return NULL;
+	ibFollow* f = follow_of(w, st);
+	return f && mark_components(w, st, f, b1, b2) ? f : NULL;
+}
+
+bool ib_joints_follow_direct(ibWorld* w, double h, int32_t b1, int32_t b2)
+{
+	ibFollow* f = prepare(w, b1, b2);
+	if (!f) return false;
+	int32_t n = 0;
+	if (!basic_rows(w, w->joints, f, &n, h, NULL) || !ib_limits_follow_rows(w, h, false, f->in, f->rows, &n, FOLLOW_MAX_ROWS) || n == 0) return false;
+	return solve_rows(w, f, n, w->solver.velocityTolerance);
+}
+
+bool ib_joints_probe_direct(ibWorld* w, int32_t b1, int32_t b2)
+{
+	ibFollow* f = prepare(w, b1, b2);
+	if (!f) return false;
+	int32_t n = 0;
+	if (!basic_rows(w, w->joints, f, &n, 0.0, NULL) || !ib_limits_follow_rows(w, 0.0, true, f->in, f->rows, &n, FOLLOW_MAX_ROWS) || n == 0) return false;
+	return solve_rows(w, f, n, w->solver.velocityTolerance);
+}
+
+bool ib_joints_follow_position_direct(ibWorld* w, double h, int32_t b1, int32_t b2)
+{
+	if (!(h > 0.0) || w->solver.maxCorrectionImpulse > 0.0) return false; /* (a capped impulse: the sweeps' clamp) */
+	ibFollow* f = prepare(w, b1, b2);
+	if (!f) return false;
+	const double tol = fmin(w->solver.positionTolerance, w->solver.angularTolerance) / h;
+	bool any = false;
+	for (int it = 0; it < FOLLOW_NEWTON; ++it) {
+		int32_t n = 0;
+		double worst = 0.0;
+		if (!basic_rows(w, w->joints, f, &n, h, &worst) || !ib_limits_position_rows(w, h, f->in, f->rows, &n, FOLLOW_MAX_ROWS, &worst))
+			return any;
+		if (n == 0 || worst <= 1.0 || !solve_rows(w, f, n, tol)) return any;
+		any = true;
+	}
+	return any;
+}
