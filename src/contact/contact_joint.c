@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "contact/contact_internal.h"
+#include "joints/joint_internal.h"
 
 /* Points, normal and response of a contact joint at the current poses of its bodies. */
 static void carry_points(ibWorld* w, ibContactRow* c)
@@ -306,6 +307,9 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 	ibContactLoop loop = {position_point, w->joints || w->soft ? joint_position_sweep : NULL, &x, set->maxContactIterations, IB_CONTACT_RESTING, &x.res, 0.0};
 	bool moved = false;
 	if (!held) w->stats.contactIterations += ib_contacts_run(w, cs, &loop, &moved);
+	/* a loop that ended unconverged may leave the joints open (its joint sweeps stopped with it): each jointed group is
+	 * brought back onto its joints directly, the contacts as they are (joint_follow.c) */
+	if (!held && moved && set->directFollow) ib_joints_project_direct(w, h, true);
 	else ib_contacts_mark_both(cs);
 	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactRow* c = &cs->pts[k];
@@ -467,6 +471,7 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 		if (cs->pts[k].kj) loop.keepBest = 1.5;
 	bool moved = false;
 	w->stats.contactVelocityIterations += ib_contacts_run(w, cs, &loop, &moved);
+	if (moved && set->directFollow) ib_joints_project_direct(w, 0.0, false); /* (as in the position loop) */
 	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactRow* c = &cs->pts[k];
 		c->wVN = c->twoVN;

@@ -21,11 +21,12 @@
 
 #include "joints/joint_internal.h"
 
-enum { FOLLOW_MAX_ROWS = 160, FOLLOW_PASSES = 8, FOLLOW_NEWTON = 4 };
+enum { FOLLOW_MAX_ROWS = 160, FOLLOW_PASSES = 8 };
 
 typedef struct ibFollow {
 	int32_t* parent; /* union-find over the bodies (joined by basic joints between dynamic bodies) */
 	uint8_t* in;     /* the bodies of the two components */
+	uint8_t* root;   /* ib_joints_project_direct: 1 at the root of a group not yet solved */
 	ibVec3 *lin, *ang; /* per body: the impulse to apply */
 	int32_t bodyCap;
 	ibFollowRow rows[FOLLOW_MAX_ROWS];
@@ -34,22 +35,25 @@ typedef struct ibFollow {
 	int32_t idx[FOLLOW_MAX_ROWS];
 	int32_t basic[FOLLOW_MAX_ROWS]; /* position rows: the basic joint of the row (its accPos takes the impulse), else -1 */
 	uint8_t use[FOLLOW_MAX_ROWS];
-	/* A is kept while the rows' bodies and Jacobians are the same (the poses of the loop's instant), its factor L
-	 * while the active set is the same too */
+	/* The rows of A are kept while the rows' bodies and Jacobians are the same as those A was built for (the poses of
+	 * the loop's instant), from the first row on: the basic rows come first and are the same in the follows, the
+	 * position follows and the probes of one loop, the limit rows after them differ. The rows of the factor L are
+	 * kept likewise while the active set of the rows before them is the same too. */
 	struct { int32_t body[2]; double J[2][6]; } key[FOLLOW_MAX_ROWS];
-	int32_t keyCount; /* rows A was built for (0: none) */
+	int32_t keyCount;      /* rows A was built for */
 	uint32_t keyMassEpoch; /* w->massEpoch A was built at */
-	uint8_t factored[FOLLOW_MAX_ROWS];
-	bool haveFactor;
+	uint8_t factored[FOLLOW_MAX_ROWS]; /* the active set L was made for */
+	int32_t factoredRows;  /* L holds the active rows among the first factoredRows rows */
 } ibFollow;
 
 static void free_bodies(ibWorld* w, ibFollow* f)
 {
 	ib_free(w, f->parent, (size_t)f->bodyCap * sizeof(int32_t));
 	ib_free(w, f->in, (size_t)f->bodyCap);
+	ib_free(w, f->root, (size_t)f->bodyCap);
 	ib_free(w, f->lin, (size_t)f->bodyCap * sizeof(ibVec3));
 	ib_free(w, f->ang, (size_t)f->bodyCap * sizeof(ibVec3));
-	f->parent = NULL, f->in = NULL, f->lin = f->ang = NULL, f->bodyCap = 0;
+	f->parent = NULL, f->in = f->root = NULL, f->lin = f->ang = NULL, f->bodyCap = 0;
 }
 
 void ib_joints_follow_free(ibWorld* w)
@@ -74,10 +78,11 @@ static ibFollow* follow_of(ibWorld* w, ibJointStore* st)
 		int32_t cap = w->bodyHigh + w->bodyHigh / 2 + 8;
 		f->parent = ib_alloc(w, (size_t)cap * sizeof(int32_t));
 		f->in = ib_alloc(w, (size_t)cap);
+		f->root = ib_alloc(w, (size_t)cap);
 		f->lin = ib_alloc(w, (size_t)cap * sizeof(ibVec3));
 		f->ang = ib_alloc(w, (size_t)cap * sizeof(ibVec3));
 		f->bodyCap = cap;
-		if (!f->parent || !f->in || !f->lin || !f->ang) {
+		if (!f->parent || !f->in || !f->root || !f->lin || !f->ang) {
 			free_bodies(w, f);
 			return NULL;
 		}
@@ -91,24 +96,35 @@ static int32_t find(int32_t* p, int32_t i)
 	return i;
 }
 
-/* in[i] = 1 for the dynamic bodies joint-connected to b1 or b2; false if neither is dynamic */
-static bool mark_components(const ibWorld* w, const ibJointStore* st, ibFollow* f, int32_t b1, int32_t b2)
+/* parent[]: the dynamic bodies joined by basic joints, as a union-find forest */
+static void unite(const ibWorld* w, const ibJointStore* st, ibFollow* f)
 {
-	const int32_t nb = w->bodyHigh;
-	for (int32_t i = 0; i < nb; ++i) f->parent[i] = i;
+	for (int32_t i = 0; i < w->bodyHigh; ++i) f->parent[i] = i;
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		const ibBasic* c = &st->basics[k];
 		if (!ib_is_dynamic(&w->bodies[c->b1]) || !ib_is_dynamic(&w->bodies[c->b2])) continue;
 		int32_t x = find(f->parent, c->b1), y = find(f->parent, c->b2);
 		if (x != y) f->parent[x] = y;
 	}
-	int32_t r1 = ib_is_dynamic(&w->bodies[b1]) ? find(f->parent, b1) : -1;
-	int32_t r2 = ib_is_dynamic(&w->bodies[b2]) ? find(f->parent, b2) : -1;
-	if (r1 < 0 && r2 < 0) return false;
-	for (int32_t i = 0; i < nb; ++i) {
+}
+
+/* in[i] = 1 for the dynamic bodies of the groups with roots r1, r2 (-1: none) */
+static void mark_roots(const ibWorld* w, ibFollow* f, int32_t r1, int32_t r2)
+{
+	for (int32_t i = 0; i < w->bodyHigh; ++i) {
 		int32_t r = ib_is_dynamic(&w->bodies[i]) ? find(f->parent, i) : -2;
 		f->in[i] = r == r1 || r == r2;
 	}
+}
+
+/* in[i] = 1 for the dynamic bodies joint-connected to b1 or b2; false if neither is dynamic */
+static bool mark_components(const ibWorld* w, const ibJointStore* st, ibFollow* f, int32_t b1, int32_t b2)
+{
+	unite(w, st, f);
+	int32_t r1 = ib_is_dynamic(&w->bodies[b1]) ? find(f->parent, b1) : -1;
+	int32_t r2 = ib_is_dynamic(&w->bodies[b2]) ? find(f->parent, b2) : -1;
+	if (r1 < 0 && r2 < 0) return false;
+	mark_roots(w, f, r1, r2);
 	return true;
 }
 
@@ -154,24 +170,29 @@ static bool solve_active(ibFollow* f, int32_t n)
 	for (int32_t i = 0; i < n; ++i)
 		if (f->use[i]) f->idx[m++] = i;
 	double* L = f->L;
-	const bool reuse = f->haveFactor && memcmp(f->factored, f->use, (size_t)n) == 0;
-	f->haveFactor = false;
-	for (int32_t i = 0; i < m && !reuse; ++i) {
+	int32_t q = f->factoredRows, m0 = 0; /* L's rows for the active rows among the first q are still right */
+	for (int32_t i = 0; i < q; ++i) {
+		if (f->factored[i] != f->use[i]) q = i;
+		else m0 += f->use[i];
+	}
+	f->factoredRows = 0;
+	for (int32_t i = m0; i < m; ++i) {
 		const double* Ai = &f->A[(size_t)f->idx[i] * FOLLOW_MAX_ROWS];
+		double* li = &L[(size_t)i * FOLLOW_MAX_ROWS];
 		for (int32_t k = 0; k <= i; ++k) {
 			double s = Ai[f->idx[k]];
-			const double *li = &L[(size_t)i * FOLLOW_MAX_ROWS], *lk = &L[(size_t)k * FOLLOW_MAX_ROWS];
+			const double* lk = &L[(size_t)k * FOLLOW_MAX_ROWS];
 			for (int32_t z = 0; z < k; ++z) s -= li[z] * lk[z];
 			if (i == k) {
 				if (!(s > 1e-10 * Ai[f->idx[i]])) return false;
-				L[(size_t)i * FOLLOW_MAX_ROWS + i] = sqrt(s);
+				li[i] = sqrt(s);
 			} else {
-				L[(size_t)i * FOLLOW_MAX_ROWS + k] = s / lk[k];
+				li[k] = s / lk[k];
 			}
 		}
 	}
 	memcpy(f->factored, f->use, (size_t)n);
-	f->haveFactor = true;
+	f->factoredRows = n;
 	for (int32_t i = 0; i < m; ++i) { /* right-hand side: b minus the held rows' effect */
 		const int32_t r = f->idx[i];
 		double s = f->b[r];
@@ -234,20 +255,21 @@ static void apply(ibWorld* w, ibFollow* f, int32_t n)
 /* the n rows solved (active set of the one-sided ones) and their impulses applied; false if nothing was applied */
 static bool solve_rows(ibWorld* w, ibFollow* f, int32_t n, double tol)
 {
-	bool same = f->keyCount == n && f->keyMassEpoch == w->massEpoch;
-	for (int32_t i = 0; i < n && same; ++i)
-		same = memcmp(f->key[i].body, f->rows[i].body, sizeof f->key[i].body) == 0 && memcmp(f->key[i].J, f->rows[i].J, sizeof f->key[i].J) == 0;
-	if (!same) {
-		f->haveFactor = false;
-		f->keyCount = n;
-		f->keyMassEpoch = w->massEpoch;
-		for (int32_t i = 0; i < n; ++i) {
-			memcpy(f->key[i].body, f->rows[i].body, sizeof f->key[i].body);
-			memcpy(f->key[i].J, f->rows[i].J, sizeof f->key[i].J);
-			for (int32_t k = 0; k <= i; ++k)
-				f->A[(size_t)i * FOLLOW_MAX_ROWS + k] = f->A[(size_t)k * FOLLOW_MAX_ROWS + i] = ib_follow_entry(w, &f->rows[i], &f->rows[k]);
-		}
+	int32_t p = f->keyMassEpoch == w->massEpoch ? 0 : -1; /* the first row that differs from A's */
+	if (p == 0)
+		while (p < n && p < f->keyCount && memcmp(f->key[p].body, f->rows[p].body, sizeof f->key[p].body) == 0 &&
+		       memcmp(f->key[p].J, f->rows[p].J, sizeof f->key[p].J) == 0)
+			++p;
+	if (p < 0) p = 0;
+	if (f->factoredRows > p) f->factoredRows = p;
+	for (int32_t i = p; i < n; ++i) {
+		memcpy(f->key[i].body, f->rows[i].body, sizeof f->key[i].body);
+		memcpy(f->key[i].J, f->rows[i].J, sizeof f->key[i].J);
+		for (int32_t k = 0; k <= i; ++k)
+			f->A[(size_t)i * FOLLOW_MAX_ROWS + k] = f->A[(size_t)k * FOLLOW_MAX_ROWS + i] = ib_follow_entry(w, &f->rows[i], &f->rows[k]);
 	}
+	f->keyCount = n;
+	f->keyMassEpoch = w->massEpoch;
 	for (int32_t i = 0; i < n; ++i) {
 		const ibFollowRow* r = &f->rows[i];
 		f->b[i] = r->rhs;
@@ -290,38 +312,77 @@ static ibFollow* prepare(ibWorld* w, int32_t b1, int32_t b2)
 	return f && mark_components(w, st, f, b1, b2) ? f : NULL;
 }
 
-bool ib_joints_follow_direct(ibWorld* w, double h, int32_t b1, int32_t b2)
+/* the velocity rows of the marked bodies solved; idle: nothing if every row already holds */
+static bool velocity_marked(ibWorld* w, ibFollow* f, double h, bool probe, bool idle)
 {
-	ibFollow* f = prepare(w, b1, b2);
-	if (!f) return false;
 	int32_t n = 0;
-	if (!basic_rows(w, w->joints, f, &n, h, NULL) || !ib_limits_follow_rows(w, h, false, f->in, f->rows, &n, FOLLOW_MAX_ROWS) || n == 0) return false;
-	return solve_rows(w, f, n, w->solver.velocityTolerance);
+	if (!basic_rows(w, w->joints, f, &n, h, NULL) || !ib_limits_follow_rows(w, h, probe, f->in, f->rows, &n, FOLLOW_MAX_ROWS) || n == 0) return false;
+	const double tol = w->solver.velocityTolerance;
+	if (idle) {
+		bool any = false;
+		for (int32_t i = 0; i < n && !any; ++i) {
+			const ibFollowRow* r = &f->rows[i];
+			any = !r->acc ? fabs(r->rhs) > tol : (r->rhs > tol || (r->rhs < -tol && *r->acc + r->base > 0.0));
+		}
+		if (!any) return false;
+	}
+	return solve_rows(w, f, n, tol);
 }
 
-bool ib_joints_probe_direct(ibWorld* w, int32_t b1, int32_t b2)
+/* up to `newton` Newton steps on the predicted errors of the marked bodies' position rows */
+static bool position_marked(ibWorld* w, ibFollow* f, double h, int newton)
 {
-	ibFollow* f = prepare(w, b1, b2);
-	if (!f) return false;
-	int32_t n = 0;
-	if (!basic_rows(w, w->joints, f, &n, 0.0, NULL) || !ib_limits_follow_rows(w, 0.0, true, f->in, f->rows, &n, FOLLOW_MAX_ROWS) || n == 0) return false;
-	return solve_rows(w, f, n, w->solver.velocityTolerance);
-}
-
-bool ib_joints_follow_position_direct(ibWorld* w, double h, int32_t b1, int32_t b2)
-{
-	if (!(h > 0.0) || w->solver.maxCorrectionImpulse > 0.0) return false; /* (a capped impulse: the sweeps' clamp) */
-	ibFollow* f = prepare(w, b1, b2);
-	if (!f) return false;
 	const double tol = fmin(w->solver.positionTolerance, w->solver.angularTolerance) / h;
 	bool any = false;
-	for (int it = 0; it < FOLLOW_NEWTON; ++it) {
+	for (int it = 0; it < newton; ++it) {
 		int32_t n = 0;
 		double worst = 0.0;
 		if (!basic_rows(w, w->joints, f, &n, h, &worst) || !ib_limits_position_rows(w, h, f->in, f->rows, &n, FOLLOW_MAX_ROWS, &worst))
 			return any;
 		if (n == 0 || worst <= 1.0 || !solve_rows(w, f, n, tol)) return any;
 		any = true;
+	}
+	return any;
+}
+
+bool ib_joints_follow_direct(ibWorld* w, double h, int32_t b1, int32_t b2)
+{
+	ibFollow* f = prepare(w, b1, b2);
+	return f && velocity_marked(w, f, h, false, false);
+}
+
+bool ib_joints_probe_direct(ibWorld* w, int32_t b1, int32_t b2)
+{
+	ibFollow* f = prepare(w, b1, b2);
+	return f && velocity_marked(w, f, 0.0, true, false);
+}
+
+bool ib_joints_follow_position_direct(ibWorld* w, double h, int32_t b1, int32_t b2, int newton)
+{
+	if (!(h > 0.0) || w->solver.maxCorrectionImpulse > 0.0) return false; /* (a capped impulse: the sweeps' clamp) */
+	ibFollow* f = prepare(w, b1, b2);
+	return f && position_marked(w, f, h, newton);
+}
+
+bool ib_joints_project_direct(ibWorld* w, double h, bool position)
+{
+	ibJointStore* st = w->joints;
+	if (!st || !ib_joints_rebuild_basics(w) || st->basicCount == 0) return false;
+	if (position && (!(h > 0.0) || w->solver.maxCorrectionImpulse > 0.0)) return false;
+	ibFollow* f = follow_of(w, st);
+	if (!f) return false;
+	unite(w, st, f);
+	bool any = false;
+	memset(f->root, 0, (size_t)w->bodyHigh);
+	for (int32_t k = 0; k < st->basicCount; ++k) {
+		const ibBasic* c = &st->basics[k];
+		int32_t b = ib_is_dynamic(&w->bodies[c->b1]) ? c->b1 : c->b2;
+		if (ib_is_dynamic(&w->bodies[b])) f->root[find(f->parent, b)] = 1;
+	}
+	for (int32_t r = 0; r < w->bodyHigh; ++r) {
+		if (!f->root[r]) continue;
+		mark_roots(w, f, r, -1);
+		if (position ? position_marked(w, f, h, IB_FOLLOW_NEWTON) : velocity_marked(w, f, 0.0, false, true)) any = true;
 	}
 	return any;
 }

@@ -133,6 +133,10 @@ typedef struct ibJoint {
 	int8_t limitSlackSide;
 	double limitImpulse;   /* reported: limitAcc + limitAccVel */
 	ibLimitRow coneRow, twistRow; /* ball joint cone and twist limits (joint_limit_ball.c) */
+	ibVec3 limLocal[4];           /* their axes and reference vectors in the principal frames (joint_limit_ball.c) */
+	uint32_t limLocalEpoch;       /* w->massEpoch + 1 they were taken at (0: none) */
+	ibVec3 limFrame[5];           /* their frame at the current poses */
+	uint32_t limFrameEpoch;       /* w->poseEpoch it was taken at (0: none) */
 } ibJoint;
 
 /* Method classes; the basic joints are stored grouped by class in this order (solver_groups.c). */
@@ -318,7 +322,12 @@ bool ib_ball_limits_position_rows(ibWorld* w, double h, const uint8_t* in, ibFol
 bool ib_joints_follow_direct(ibWorld* w, double h, int32_t b1, int32_t b2);
 /* the same for the position sweeps that follow it in the contact position loop (ib_joints_position_sweep): Newton steps
  * on the predicted errors with the matrix at t0 */
-bool ib_joints_follow_position_direct(ibWorld* w, double h, int32_t b1, int32_t b2);
+bool ib_joints_follow_position_direct(ibWorld* w, double h, int32_t b1, int32_t b2, int newton);
+enum { IB_FOLLOW_NEWTON = 4 }; /* Newton steps of a position follow at most */
+/* every joint-connected group of dynamic bodies (up to 160 rows each) brought to its joints directly: the position rows
+ * by Newton steps on their predicted errors (position, h > 0), else the velocity rows of the velocity correction's phase
+ * (ib_limits_follow_rows); groups whose rows all hold are left alone */
+bool ib_joints_project_direct(ibWorld* w, double h, bool position);
 /* the same for the probes of K_eff (ib_joints_response_sweep and the limit rows at their stops as equalities) */
 bool ib_joints_probe_direct(ibWorld* w, int32_t b1, int32_t b2);
 void ib_joints_follow_free(ibWorld* w);
@@ -357,7 +366,7 @@ static inline double ib_follow_entry(const ibWorld* w, const ibFollowRow* x, con
  * response (ib_limits_response_sweep, ib_limits_follow_sweep and their ball-joint rows) */
 #define IB_LIMIT_NEAR 1e3
 /* swing angle, twist of joint j at the current poses */
-void ib_ball_swing_twist(const ibWorld* w, const ibJoint* j, double* swing, double* twist);
+void ib_ball_swing_twist(const ibWorld* w, ibJoint* j, double* swing, double* twist);
 
 /* solver_lgs_sparse.c: general sparse LGS (CHOLMOD) for joint graphs with loops and redundant rows */
 ibResult ib_lgs_sparse_position_correction(ibWorld* w, double h);

@@ -35,17 +35,46 @@ static ibVec3 ortho_unit(ibVec3 v, ibVec3 axis)
 	return l > 1e-12 ? ibScale(1.0 / l, u) : ibPerpendicular(axis);
 }
 
-static BallFrame frame(const ibWorld* w, const ibJoint* j, const ibPose* pA, const ibPose* pB)
+/* [IMPL] The joint's axes and reference vectors in the bodies' principal frames, and its frame at the current poses,
+ * are kept per joint (ibJoint.limLocal, limFrame) while w->massEpoch and w->poseEpoch stay the same; both are
+ * dropped at the start of every step (ib_ball_limits_begin). The contact loops' follows, probes and sweeps asked
+ * for the same frames thousands of times per step at fixed poses (a ragdoll: a third of its step). */
+static void local_vectors(const ibWorld* w, ibJoint* j)
 {
+	if (j->limLocalEpoch == w->massEpoch + 1u) return;
 	const ibBody* A = &w->bodies[j->def.bodyA.index1 - 1];
 	const ibBody* B = &w->bodies[j->def.bodyB.index1 - 1];
+	j->limLocal[0] = ib_user_to_principal_vector(A, j->def.localAxisA);
+	j->limLocal[1] = ib_user_to_principal_vector(A, j->def.localRefA);
+	j->limLocal[2] = ib_user_to_principal_vector(B, j->def.localAxisB);
+	j->limLocal[3] = ib_user_to_principal_vector(B, j->def.localRefB);
+	j->limLocalEpoch = w->massEpoch + 1u;
+}
+
+static BallFrame frame(const ibWorld* w, ibJoint* j, const ibPose* pA, const ibPose* pB)
+{
+	local_vectors(w, j);
 	BallFrame f;
-	f.a = ibNormalize(ib_pose_vector(pA, ib_user_to_principal_vector(A, j->def.localAxisA)));
-	f.r1 = ortho_unit(ib_pose_vector(pA, ib_user_to_principal_vector(A, j->def.localRefA)), f.a);
+	f.a = ibNormalize(ib_pose_vector(pA, j->limLocal[0]));
+	f.r1 = ortho_unit(ib_pose_vector(pA, j->limLocal[1]), f.a);
 	f.r2 = ibCross(f.a, f.r1);
-	f.b = ibNormalize(ib_pose_vector(pB, ib_user_to_principal_vector(B, j->def.localAxisB)));
-	f.rb = ortho_unit(ib_pose_vector(pB, ib_user_to_principal_vector(B, j->def.localRefB)), f.b);
+	f.b = ibNormalize(ib_pose_vector(pB, j->limLocal[2]));
+	f.rb = ortho_unit(ib_pose_vector(pB, j->limLocal[3]), f.b);
 	return f;
+}
+
+static ibPose pose_of(const ibWorld* w, ibBodyId id);
+
+/* the frame at the current poses */
+static BallFrame frame_now(const ibWorld* w, ibJoint* j)
+{
+	if (j->limFrameEpoch != w->poseEpoch) {
+		ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
+		BallFrame f = frame(w, j, &pA, &pB);
+		j->limFrame[0] = f.a, j->limFrame[1] = f.r1, j->limFrame[2] = f.r2, j->limFrame[3] = f.b, j->limFrame[4] = f.rb;
+		j->limFrameEpoch = w->poseEpoch;
+	}
+	return (BallFrame){j->limFrame[0], j->limFrame[1], j->limFrame[2], j->limFrame[3], j->limFrame[4]};
 }
 
 static double swing_of(const BallFrame* f) { return atan2(ibLength(ibCross(f->a, f->b)), ibDot(f->a, f->b)); }
@@ -154,10 +183,9 @@ ibResult ib_ball_limit_validate(ibWorld* w, const ibJointDef* d)
 
 bool ib_ball_limited(const ibJoint* j) { return j->inUse && (j->def.enableConeLimit || j->def.enableTwistLimit); }
 
-void ib_ball_swing_twist(const ibWorld* w, const ibJoint* j, double* swing, double* twist)
+void ib_ball_swing_twist(const ibWorld* w, ibJoint* j, double* swing, double* twist)
 {
-	ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
-	BallFrame f = frame(w, j, &pA, &pB);
+	BallFrame f = frame_now(w, j);
 	if (swing) *swing = swing_of(&f);
 	if (twist) *twist = twist_of(&f);
 }
@@ -170,8 +198,9 @@ void ib_ball_limits_begin(ibWorld* w, double h)
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
 		if (!ib_ball_limited(j)) continue;
-		ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
-		BallFrame f = frame(w, j, &pA, &pB);
+		j->limLocalEpoch = 0; /* (the joint's definition may have changed since the last step) */
+		j->limFrameEpoch = 0;
+		BallFrame f = frame_now(w, j);
 		for (int r = 0; r < 2; ++r) {
 			ibLimitRow* row = row_of(j, r);
 			*row = (ibLimitRow){0};
@@ -222,8 +251,7 @@ bool ib_ball_limits_position_sweep(ibWorld* w, double h)
 			ibLimitRow* row = row_of(j, r);
 			double g;
 			if (!predicted_row_gap(j, r, &fp, &g) || !(g < 0.0 || (g > 0.0 && row->acc > 0.0))) continue;
-			ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
-			BallFrame f0 = frame(w, j, &pA, &pB);
+			BallFrame f0 = frame_now(w, j);
 			ibVec3 G;
 			gap(j, r, &f0, row->side, &G);
 			double k = response(w, j, G);
@@ -247,8 +275,7 @@ void ib_ball_limits_velocity_begin(ibWorld* w)
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
 		if (!ib_ball_limited(j)) continue;
-		ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
-		BallFrame f = frame(w, j, &pA, &pB);
+		BallFrame f = frame_now(w, j);
 		for (int r = 0; r < 2; ++r) {
 			ibLimitRow* row = row_of(j, r);
 			row->accVel = 0.0;
@@ -266,8 +293,7 @@ bool ib_ball_limits_velocity_sweep(ibWorld* w)
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
 		if (!ib_ball_limited(j)) continue;
-		ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
-		BallFrame f = frame(w, j, &pA, &pB);
+		BallFrame f = frame_now(w, j);
 		for (int r = 0; r < 2; ++r) {
 			ibLimitRow* row = row_of(j, r);
 			if (!row_enabled(j, r) || row->side == 0) continue;
@@ -320,8 +346,7 @@ static bool each_stop(ibWorld* w, StopFn* fn, double arg)
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
 		if (!ib_ball_limited(j)) continue;
-		ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
-		BallFrame f = frame(w, j, &pA, &pB);
+		BallFrame f = frame_now(w, j);
 		for (int r = 0; r < 2; ++r) {
 			BallStop s;
 			if (ball_at_stop(w, j, r, &f, &s) && fn(w, j, r, &s, arg)) moved = true;
@@ -376,8 +401,7 @@ bool ib_ball_limits_follow_rows(ibWorld* w, double h, bool probe, const uint8_t*
 		if (!ib_ball_limited(j)) continue;
 		int32_t ia = j->def.bodyA.index1 - 1, ib = j->def.bodyB.index1 - 1;
 		if (!(in[ia] || in[ib])) continue;
-		ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
-		BallFrame f = frame(w, j, &pA, &pB);
+		BallFrame f = frame_now(w, j);
 		for (int r = 0; r < 2; ++r) {
 			ibLimitRow* row = row_of(j, r);
 			BallStop s;
@@ -427,8 +451,7 @@ bool ib_ball_limits_position_rows(ibWorld* w, double h, const uint8_t* in, ibFol
 		const ibPose* qa = ib_solver_predicted(w, st, ia, h);
 		const ibPose* qb = ib_solver_predicted(w, st, ib, h);
 		BallFrame fp = frame(w, j, qa, qb);
-		ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
-		BallFrame f0 = frame(w, j, &pA, &pB);
+		BallFrame f0 = frame_now(w, j);
 		for (int r = 0; r < 2; ++r) {
 			ibLimitRow* row = row_of(j, r);
 			double g;
