@@ -33,6 +33,7 @@ typedef struct ibFollow {
 	double A[FOLLOW_MAX_ROWS * FOLLOW_MAX_ROWS], L[FOLLOW_MAX_ROWS * FOLLOW_MAX_ROWS];
 	double x[FOLLOW_MAX_ROWS], b[FOLLOW_MAX_ROWS], y[FOLLOW_MAX_ROWS];
 	int32_t idx[FOLLOW_MAX_ROWS];
+	int32_t first[FOLLOW_MAX_ROWS]; /* per active row i: its first nonzero column in A, and so in L (the envelope) */
 	int32_t basic[FOLLOW_MAX_ROWS]; /* position rows: the basic joint of the row (its accPos takes the impulse), else -1 */
 	uint8_t use[FOLLOW_MAX_ROWS];
 	/* The rows of A are kept while the rows' bodies and Jacobians are the same as those A was built for (the poses of
@@ -176,13 +177,18 @@ static bool solve_active(ibFollow* f, int32_t n)
 		else m0 += f->use[i];
 	}
 	f->factoredRows = 0;
+	/* [IMPL] Cholesky within the envelope: a row of L has no entries left of its row's first nonzero in A (a chain's
+	 * rows, in their order, make a band: a 50-link chain's 147 rows factor in a fraction of the dense work) */
 	for (int32_t i = m0; i < m; ++i) {
 		const double* Ai = &f->A[(size_t)f->idx[i] * FOLLOW_MAX_ROWS];
 		double* li = &L[(size_t)i * FOLLOW_MAX_ROWS];
-		for (int32_t k = 0; k <= i; ++k) {
+		int32_t fi = 0;
+		while (fi < i && Ai[f->idx[fi]] == 0.0) ++fi;
+		f->first[i] = fi;
+		for (int32_t k = fi; k <= i; ++k) {
 			double s = Ai[f->idx[k]];
 			const double* lk = &L[(size_t)k * FOLLOW_MAX_ROWS];
-			for (int32_t z = 0; z < k; ++z) s -= li[z] * lk[z];
+			for (int32_t z = fi > f->first[k] ? fi : f->first[k]; z < k; ++z) s -= li[z] * lk[z];
 			if (i == k) {
 				if (!(s > 1e-10 * Ai[f->idx[i]])) return false;
 				li[i] = sqrt(s);
@@ -199,12 +205,13 @@ static bool solve_active(ibFollow* f, int32_t n)
 		for (int32_t z = 0; z < n; ++z)
 			if (!f->use[z] && f->x[z] != 0.0) s -= f->A[(size_t)r * FOLLOW_MAX_ROWS + z] * f->x[z];
 		const double* li = &L[(size_t)i * FOLLOW_MAX_ROWS];
-		for (int32_t z = 0; z < i; ++z) s -= li[z] * f->y[z];
+		for (int32_t z = f->first[i]; z < i; ++z) s -= li[z] * f->y[z];
 		f->y[i] = s / li[i];
 	}
 	for (int32_t i = m - 1; i >= 0; --i) {
 		double s = f->y[i];
-		for (int32_t z = i + 1; z < m; ++z) s -= L[(size_t)z * FOLLOW_MAX_ROWS + i] * f->x[f->idx[z]];
+		for (int32_t z = i + 1; z < m; ++z)
+			if (f->first[z] <= i) s -= L[(size_t)z * FOLLOW_MAX_ROWS + i] * f->x[f->idx[z]];
 		f->x[f->idx[i]] = s / L[(size_t)i * FOLLOW_MAX_ROWS + i];
 	}
 	return true;
