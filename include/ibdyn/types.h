@@ -79,7 +79,7 @@ typedef struct ibContactSettings {
 	                                   *   impulses before each loop, instead of the free bodies' K (§5.4.2, default true;
 	                                   *   docs/contacts.md "Joint response") */
 	bool directFollow;                /**< the joints' follow of such a point's impulse is solved as one dense system per
-	                                   *   joint-connected group of bodies (up to 160 rows) before its sweeps (default
+	                                   *   joint-connected group of bodies (up to 512 rows) before its sweeps (default
 	                                   *   true; docs/contacts.md "Joint response") */
 } ibContactSettings;
 

@@ -14,27 +14,31 @@
  * impulse would pull (its impulse then released to zero, as the sweep does) and puts one in where the others
  * drive it past its target, as the hinge block of joint_limit.c does for one joint. The sweeps still run after
  * it: they confirm the solution (one sweep where it holds) and finish whatever it left. It does nothing (the
- * sweeps alone follow, as before) where the rows are more than FOLLOW_MAX_ROWS, where A restricted to the
+ * sweeps alone follow, as before) where the rows are more than FOLLOW_MAX_ROWS (512), where A restricted to the
  * active rows is singular (closed loops: redundant rows), or where the active set does not settle. */
 #include <math.h>
 #include <string.h>
 
 #include "joints/joint_internal.h"
 
-enum { FOLLOW_MAX_ROWS = 160, FOLLOW_PASSES = 8 };
+enum { FOLLOW_MAX_ROWS = 512, FOLLOW_PASSES = 8 };
 
 typedef struct ibFollow {
 	int32_t* parent; /* union-find over the bodies (joined by basic joints between dynamic bodies) */
 	uint8_t* in;     /* the bodies of the two components */
 	uint8_t* root;   /* ib_joints_project_direct: 1 at the root of a group not yet solved */
+	int32_t* head;   /* per body: its first row side in the lists of build_rows (-1 between calls) */
 	ibVec3 *lin, *ang; /* per body: the impulse to apply */
 	int32_t bodyCap;
 	ibFollowRow rows[FOLLOW_MAX_ROWS];
-	double A[FOLLOW_MAX_ROWS * FOLLOW_MAX_ROWS], L[FOLLOW_MAX_ROWS * FOLLOW_MAX_ROWS];
+	double *A, *L;  /* stride x stride each, grown to the largest group (up to FOLLOW_MAX_ROWS) */
+	int32_t stride;
 	double x[FOLLOW_MAX_ROWS], b[FOLLOW_MAX_ROWS], y[FOLLOW_MAX_ROWS];
 	int32_t idx[FOLLOW_MAX_ROWS];
 	int32_t first[FOLLOW_MAX_ROWS]; /* per active row i: its first nonzero column in A, and so in L (the envelope) */
 	int32_t basic[FOLLOW_MAX_ROWS]; /* position rows: the basic joint of the row (its accPos takes the impulse), else -1 */
+	int32_t next[2 * FOLLOW_MAX_ROWS], stamp[FOLLOW_MAX_ROWS]; /* build_rows: the rows of each body, as lists */
+	int32_t held[FOLLOW_MAX_ROWS]; /* solve_active: the rows out of the set with an impulse to give back */
 	uint8_t use[FOLLOW_MAX_ROWS];
 	/* The rows of A are kept while the rows' bodies and Jacobians are the same as those A was built for (the poses of
 	 * the loop's instant), from the first row on: the basic rows come first and are the same in the follows, the
@@ -52,9 +56,10 @@ static void free_bodies(ibWorld* w, ibFollow* f)
 	ib_free(w, f->parent, (size_t)f->bodyCap * sizeof(int32_t));
 	ib_free(w, f->in, (size_t)f->bodyCap);
 	ib_free(w, f->root, (size_t)f->bodyCap);
+	ib_free(w, f->head, (size_t)f->bodyCap * sizeof(int32_t));
 	ib_free(w, f->lin, (size_t)f->bodyCap * sizeof(ibVec3));
 	ib_free(w, f->ang, (size_t)f->bodyCap * sizeof(ibVec3));
-	f->parent = NULL, f->in = f->root = NULL, f->lin = f->ang = NULL, f->bodyCap = 0;
+	f->parent = f->head = NULL, f->in = f->root = NULL, f->lin = f->ang = NULL, f->bodyCap = 0;
 }
 
 void ib_joints_follow_free(ibWorld* w)
@@ -62,6 +67,8 @@ void ib_joints_follow_free(ibWorld* w)
 	ibJointStore* st = w->joints;
 	if (!st || !st->follow) return;
 	free_bodies(w, st->follow);
+	ib_free(w, st->follow->A, (size_t)st->follow->stride * (size_t)st->follow->stride * sizeof(double));
+	ib_free(w, st->follow->L, (size_t)st->follow->stride * (size_t)st->follow->stride * sizeof(double));
 	ib_free(w, st->follow, sizeof(ibFollow));
 	st->follow = NULL;
 }
@@ -80,13 +87,15 @@ static ibFollow* follow_of(ibWorld* w, ibJointStore* st)
 		f->parent = ib_alloc(w, (size_t)cap * sizeof(int32_t));
 		f->in = ib_alloc(w, (size_t)cap);
 		f->root = ib_alloc(w, (size_t)cap);
+		f->head = ib_alloc(w, (size_t)cap * sizeof(int32_t));
 		f->lin = ib_alloc(w, (size_t)cap * sizeof(ibVec3));
 		f->ang = ib_alloc(w, (size_t)cap * sizeof(ibVec3));
 		f->bodyCap = cap;
-		if (!f->parent || !f->in || !f->root || !f->lin || !f->ang) {
+		if (!f->parent || !f->in || !f->root || !f->head || !f->lin || !f->ang) {
 			free_bodies(w, f);
 			return NULL;
 		}
+		for (int32_t i = 0; i < cap; ++i) f->head[i] = -1;
 	}
 	return f;
 }
@@ -180,14 +189,14 @@ static bool solve_active(ibFollow* f, int32_t n)
 	/* [IMPL] Cholesky within the envelope: a row of L has no entries left of its row's first nonzero in A (a chain's
 	 * rows, in their order, make a band: a 50-link chain's 147 rows factor in a fraction of the dense work) */
 	for (int32_t i = m0; i < m; ++i) {
-		const double* Ai = &f->A[(size_t)f->idx[i] * FOLLOW_MAX_ROWS];
-		double* li = &L[(size_t)i * FOLLOW_MAX_ROWS];
+		const double* Ai = &f->A[(size_t)f->idx[i] * f->stride];
+		double* li = &L[(size_t)i * f->stride];
 		int32_t fi = 0;
 		while (fi < i && Ai[f->idx[fi]] == 0.0) ++fi;
 		f->first[i] = fi;
 		for (int32_t k = fi; k <= i; ++k) {
 			double s = Ai[f->idx[k]];
-			const double* lk = &L[(size_t)k * FOLLOW_MAX_ROWS];
+			const double* lk = &L[(size_t)k * f->stride];
 			for (int32_t z = fi > f->first[k] ? fi : f->first[k]; z < k; ++z) s -= li[z] * lk[z];
 			if (i == k) {
 				if (!(s > 1e-10 * Ai[f->idx[i]])) return false;
@@ -199,20 +208,22 @@ static bool solve_active(ibFollow* f, int32_t n)
 	}
 	memcpy(f->factored, f->use, (size_t)n);
 	f->factoredRows = n;
+	int32_t nh = 0;
+	for (int32_t z = 0; z < n; ++z)
+		if (!f->use[z] && f->x[z] != 0.0) f->held[nh++] = z;
 	for (int32_t i = 0; i < m; ++i) { /* right-hand side: b minus the held rows' effect */
 		const int32_t r = f->idx[i];
 		double s = f->b[r];
-		for (int32_t z = 0; z < n; ++z)
-			if (!f->use[z] && f->x[z] != 0.0) s -= f->A[(size_t)r * FOLLOW_MAX_ROWS + z] * f->x[z];
-		const double* li = &L[(size_t)i * FOLLOW_MAX_ROWS];
+		for (int32_t h = 0; h < nh; ++h) s -= f->A[(size_t)r * f->stride + f->held[h]] * f->x[f->held[h]];
+		const double* li = &L[(size_t)i * f->stride];
 		for (int32_t z = f->first[i]; z < i; ++z) s -= li[z] * f->y[z];
 		f->y[i] = s / li[i];
 	}
-	for (int32_t i = m - 1; i >= 0; --i) {
-		double s = f->y[i];
-		for (int32_t z = i + 1; z < m; ++z)
-			if (f->first[z] <= i) s -= L[(size_t)z * FOLLOW_MAX_ROWS + i] * f->x[f->idx[z]];
-		f->x[f->idx[i]] = s / L[(size_t)i * FOLLOW_MAX_ROWS + i];
+	for (int32_t i = m - 1; i >= 0; --i) { /* L^T x = y by rows of L (within their envelopes), from the last */
+		const double* li = &L[(size_t)i * f->stride];
+		const double xi = f->y[i] / li[i];
+		f->x[f->idx[i]] = xi;
+		for (int32_t z = f->first[i]; z < i; ++z) f->y[z] -= li[z] * xi;
 	}
 	return true;
 }
@@ -259,9 +270,66 @@ static void apply(ibWorld* w, ibFollow* f, int32_t n)
 	}
 }
 
+/* A's rows from p on (and their columns): J_i M^-1 J_k^T where rows i and k share a dynamic body, else 0. Each body's
+ * rows are listed (head, next) so that a row meets only the rows it shares a body with: a chain's A is a band. */
+static void build_rows(const ibWorld* w, ibFollow* f, int32_t p, int32_t n)
+{
+	for (int32_t i = 0; i < n; ++i) {
+		f->stamp[i] = -1;
+		for (int q = 0; q < 2; ++q) {
+			int32_t b = f->rows[i].body[q];
+			if (!ib_is_dynamic(&w->bodies[b]) || (q == 1 && b == f->rows[i].body[0])) continue;
+			f->next[2 * i + q] = f->head[b];
+			f->head[b] = 2 * i + q;
+		}
+	}
+	for (int32_t i = p; i < n; ++i) {
+		memcpy(f->key[i].body, f->rows[i].body, sizeof f->key[i].body);
+		memcpy(f->key[i].J, f->rows[i].J, sizeof f->key[i].J);
+		double* Ai = &f->A[(size_t)i * f->stride];
+		for (int32_t k = 0; k <= i; ++k) Ai[k] = f->A[(size_t)k * f->stride + i] = 0.0;
+		for (int q = 0; q < 2; ++q) {
+			int32_t b = f->rows[i].body[q];
+			if (!ib_is_dynamic(&w->bodies[b]) || (q == 1 && b == f->rows[i].body[0])) continue;
+			for (int32_t e = f->head[b]; e >= 0; e = f->next[e]) {
+				int32_t k = e / 2;
+				if (k > i || f->stamp[k] == i) continue;
+				f->stamp[k] = i;
+				Ai[k] = f->A[(size_t)k * f->stride + i] = ib_follow_entry(w, &f->rows[i], &f->rows[k]);
+			}
+		}
+	}
+	for (int32_t i = 0; i < n; ++i)
+		for (int q = 0; q < 2; ++q) f->head[f->rows[i].body[q]] = -1;
+}
+
+/* A and L for n rows (their contents dropped when they grow) */
+static bool reserve(ibWorld* w, ibFollow* f, int32_t n)
+{
+	if (n <= f->stride) return true;
+	int32_t cap = f->stride < 64 ? 64 : f->stride;
+	while (cap < n) cap *= 2;
+	if (cap > FOLLOW_MAX_ROWS) cap = FOLLOW_MAX_ROWS;
+	size_t bytes = (size_t)cap * (size_t)cap * sizeof(double);
+	double *A = ib_alloc(w, bytes), *L = ib_alloc(w, bytes);
+	if (!A || !L) {
+		ib_free(w, A, bytes);
+		ib_free(w, L, bytes);
+		return false;
+	}
+	size_t old = (size_t)f->stride * (size_t)f->stride * sizeof(double);
+	ib_free(w, f->A, old);
+	ib_free(w, f->L, old);
+	f->A = A, f->L = L, f->stride = cap;
+	f->keyCount = 0;
+	f->factoredRows = 0;
+	return true;
+}
+
 /* the n rows solved (active set of the one-sided ones) and their impulses applied; false if nothing was applied */
 static bool solve_rows(ibWorld* w, ibFollow* f, int32_t n, double tol)
 {
+	if (!reserve(w, f, n)) return false;
 	int32_t p = f->keyMassEpoch == w->massEpoch ? 0 : -1; /* the first row that differs from A's */
 	if (p == 0)
 		while (p < n && p < f->keyCount && memcmp(f->key[p].body, f->rows[p].body, sizeof f->key[p].body) == 0 &&
@@ -269,12 +337,7 @@ static bool solve_rows(ibWorld* w, ibFollow* f, int32_t n, double tol)
 			++p;
 	if (p < 0) p = 0;
 	if (f->factoredRows > p) f->factoredRows = p;
-	for (int32_t i = p; i < n; ++i) {
-		memcpy(f->key[i].body, f->rows[i].body, sizeof f->key[i].body);
-		memcpy(f->key[i].J, f->rows[i].J, sizeof f->key[i].J);
-		for (int32_t k = 0; k <= i; ++k)
-			f->A[(size_t)i * FOLLOW_MAX_ROWS + k] = f->A[(size_t)k * FOLLOW_MAX_ROWS + i] = ib_follow_entry(w, &f->rows[i], &f->rows[k]);
-	}
+	build_rows(w, f, p, n);
 	f->keyCount = n;
 	f->keyMassEpoch = w->massEpoch;
 	for (int32_t i = 0; i < n; ++i) {
@@ -298,7 +361,7 @@ static bool solve_rows(ibWorld* w, ibFollow* f, int32_t n, double tol)
 				settled = false;
 			} else if (!f->use[i]) {
 				double after = f->b[i]; /* target minus the rate after */
-				for (int32_t z = 0; z < n; ++z) after -= f->A[(size_t)i * FOLLOW_MAX_ROWS + z] * f->x[z];
+				for (int32_t z = 0; z < n; ++z) after -= f->A[(size_t)i * f->stride + z] * f->x[z];
 				if (after > tol) { /* driven past its target */
 					f->use[i] = 1;
 					settled = false;

@@ -324,7 +324,7 @@ bool ib_joints_follow_direct(ibWorld* w, double h, int32_t b1, int32_t b2);
  * on the predicted errors with the matrix at t0 */
 bool ib_joints_follow_position_direct(ibWorld* w, double h, int32_t b1, int32_t b2, int newton);
 enum { IB_FOLLOW_NEWTON = 4 }; /* Newton steps of a position follow at most */
-/* every joint-connected group of dynamic bodies (up to 160 rows each) brought to its joints directly: the position rows
+/* every joint-connected group of dynamic bodies (up to 512 rows each) brought to its joints directly: the position rows
  * by Newton steps on their predicted errors (position, h > 0), else the velocity rows of the velocity correction's phase
  * (ib_limits_follow_rows); groups whose rows all hold are left alone */
 bool ib_joints_project_direct(ibWorld* w, double h, bool position);
