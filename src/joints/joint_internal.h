@@ -135,7 +135,8 @@ typedef struct ibJoint {
 	ibLimitRow coneRow, twistRow; /* ball joint cone and twist limits (joint_limit_ball.c) */
 	ibVec3 limLocal[4];           /* their axes and reference vectors in the principal frames (joint_limit_ball.c) */
 	uint32_t limLocalEpoch;       /* w->massEpoch + 1 they were taken at (0: none) */
-	ibVec3 limFrame[5];           /* their frame at the current poses */
+	ibVec3 limFrame[6];           /* their frame at the current poses (and the cone row's gradient) */
+	double limFrameS[2];          /* the cone row's gap and the twist there */
 	uint32_t limFrameEpoch;       /* w->poseEpoch it was taken at (0: none) */
 } ibJoint;
 

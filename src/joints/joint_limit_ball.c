@@ -26,6 +26,8 @@
 
 typedef struct BallFrame {
 	ibVec3 a, r1, r2, b, rb;
+	ibVec3 cG;         /* the cone row's gradient and gap, where the cone is enabled (cone_calc) */
+	double cgap, tau;  /* the twist, where the twist limit is enabled (twist_calc) */
 } BallFrame;
 
 static ibVec3 ortho_unit(ibVec3 v, ibVec3 axis)
@@ -33,6 +35,50 @@ static ibVec3 ortho_unit(ibVec3 v, ibVec3 axis)
 	ibVec3 u = ibSub(v, ibScale(ibDot(v, axis), axis));
 	double l = ibLength(u);
 	return l > 1e-12 ? ibScale(1.0 / l, u) : ibPerpendicular(axis);
+}
+
+static double swing_of(const BallFrame* f) { return atan2(ibLength(ibCross(f->a, f->b)), ibDot(f->a, f->b)); }
+
+/* Twist: rb carried by the shortest rotation b -> a (R = I + [k]x + [k]x^2 / (1 + c), k = b x a). */
+static double twist_calc(const BallFrame* f)
+{
+	ibVec3 k = ibCross(f->b, f->a);
+	double c = ibDot(f->b, f->a);
+	if (!(c > -1.0 + 1e-12)) c = -1.0 + 1e-12; /* b = -a: twist undefined, any value is consistent */
+	ibVec3 v = ibAdd(ibAdd(f->rb, ibCross(k, f->rb)), ibScale(1.0 / (1.0 + c), ibSub(ibScale(ibDot(k, f->rb), k), ibScale(ibDot(k, k), f->rb))));
+	return atan2(ibDot(ibCross(f->r1, v), f->a), ibDot(f->r1, v));
+}
+
+/* Cone gap C and gradient G (for theta -> 0 the gap is positive and G is never used there). */
+static double cone_calc(const ibJoint* j, const BallFrame* f, ibVec3* G)
+{
+	double theta = swing_of(f);
+	double t1 = j->def.coneAngle, t2 = j->def.coneAngle2 > 0.0 ? j->def.coneAngle2 : t1;
+	double x = ibDot(f->b, f->r1), y = ibDot(f->b, f->r2);
+	double psi = atan2(y, x), cp = cos(psi), sp = sin(psi);
+	double q = cp * cp / (t1 * t1) + sp * sp / (t2 * t2);
+	double tmax = 1.0 / sqrt(q);
+	if (G) {
+		ibVec3 axb = ibCross(f->a, f->b);
+		double s = ibLength(axb);
+		ibVec3 n = s > 1e-12 ? ibScale(1.0 / s, axb) : f->r2;
+		*G = ibNeg(n);
+		if (t1 != t2 && s > 1e-12) {
+			double dmax = -pow(q, -1.5) * sp * cp * (1.0 / (t2 * t2) - 1.0 / (t1 * t1));
+			ibVec3 ep = ibAdd(ibScale(-sp, f->r1), ibScale(cp, f->r2));
+			*G = ibAdd(*G, ibScale(dmax / s, ibCross(f->b, ep)));
+		}
+	}
+	return tmax - theta;
+}
+
+/* the values a frame holds (frame()) */
+static double twist_of(const BallFrame* f) { return f->tau; }
+static double cone_row(const ibJoint* j, const BallFrame* f, ibVec3* G)
+{
+	(void)j;
+	if (G) *G = f->cG;
+	return f->cgap;
 }
 
 /* [IMPL] The joint's axes and reference vectors in the bodies' principal frames, and its frame at the current poses,
@@ -60,6 +106,10 @@ static BallFrame frame(const ibWorld* w, ibJoint* j, const ibPose* pA, const ibP
 	f.r2 = ibCross(f.a, f.r1);
 	f.b = ibNormalize(ib_pose_vector(pB, j->limLocal[2]));
 	f.rb = ortho_unit(ib_pose_vector(pB, j->limLocal[3]), f.b);
+	f.cG = IB_VEC3_ZERO;
+	f.cgap = f.tau = 0.0;
+	if (j->def.enableConeLimit) f.cgap = cone_calc(j, &f, &f.cG);
+	if (j->def.enableTwistLimit) f.tau = twist_calc(&f);
 	return f;
 }
 
@@ -72,44 +122,11 @@ static BallFrame frame_now(const ibWorld* w, ibJoint* j)
 		ibPose pA = pose_of(w, j->def.bodyA), pB = pose_of(w, j->def.bodyB);
 		BallFrame f = frame(w, j, &pA, &pB);
 		j->limFrame[0] = f.a, j->limFrame[1] = f.r1, j->limFrame[2] = f.r2, j->limFrame[3] = f.b, j->limFrame[4] = f.rb;
+		j->limFrame[5] = f.cG;
+		j->limFrameS[0] = f.cgap, j->limFrameS[1] = f.tau;
 		j->limFrameEpoch = w->poseEpoch;
 	}
-	return (BallFrame){j->limFrame[0], j->limFrame[1], j->limFrame[2], j->limFrame[3], j->limFrame[4]};
-}
-
-static double swing_of(const BallFrame* f) { return atan2(ibLength(ibCross(f->a, f->b)), ibDot(f->a, f->b)); }
-
-/* Twist: rb carried by the shortest rotation b -> a (R = I + [k]x + [k]x^2 / (1 + c), k = b x a). */
-static double twist_of(const BallFrame* f)
-{
-	ibVec3 k = ibCross(f->b, f->a);
-	double c = ibDot(f->b, f->a);
-	if (!(c > -1.0 + 1e-12)) c = -1.0 + 1e-12; /* b = -a: twist undefined, any value is consistent */
-	ibVec3 v = ibAdd(ibAdd(f->rb, ibCross(k, f->rb)), ibScale(1.0 / (1.0 + c), ibSub(ibScale(ibDot(k, f->rb), k), ibScale(ibDot(k, k), f->rb))));
-	return atan2(ibDot(ibCross(f->r1, v), f->a), ibDot(f->r1, v));
-}
-
-/* Cone gap C and gradient G (for theta -> 0 the gap is positive and G is never used there). */
-static double cone_row(const ibJoint* j, const BallFrame* f, ibVec3* G)
-{
-	double theta = swing_of(f);
-	double t1 = j->def.coneAngle, t2 = j->def.coneAngle2 > 0.0 ? j->def.coneAngle2 : t1;
-	double x = ibDot(f->b, f->r1), y = ibDot(f->b, f->r2);
-	double psi = atan2(y, x), cp = cos(psi), sp = sin(psi);
-	double q = cp * cp / (t1 * t1) + sp * sp / (t2 * t2);
-	double tmax = 1.0 / sqrt(q);
-	if (G) {
-		ibVec3 axb = ibCross(f->a, f->b);
-		double s = ibLength(axb);
-		ibVec3 n = s > 1e-12 ? ibScale(1.0 / s, axb) : f->r2;
-		*G = ibNeg(n);
-		if (t1 != t2 && s > 1e-12) {
-			double dmax = -pow(q, -1.5) * sp * cp * (1.0 / (t2 * t2) - 1.0 / (t1 * t1));
-			ibVec3 ep = ibAdd(ibScale(-sp, f->r1), ibScale(cp, f->r2));
-			*G = ibAdd(*G, ibScale(dmax / s, ibCross(f->b, ep)));
-		}
-	}
-	return tmax - theta;
+	return (BallFrame){j->limFrame[0], j->limFrame[1], j->limFrame[2], j->limFrame[3], j->limFrame[4], j->limFrame[5], j->limFrameS[0], j->limFrameS[1]};
 }
 
 /* Twist gap for side s and gradient G. */
@@ -187,7 +204,7 @@ void ib_ball_swing_twist(const ibWorld* w, ibJoint* j, double* swing, double* tw
 {
 	BallFrame f = frame_now(w, j);
 	if (swing) *swing = swing_of(&f);
-	if (twist) *twist = twist_of(&f);
+	if (twist) *twist = twist_calc(&f); /* (any joint: not only where the twist limit is enabled) */
 }
 
 /* Start of the joint correction: reset the rows, record approach speeds at t0 (before any impulse). */
