@@ -47,6 +47,7 @@ typedef struct Table {
  * centres 0.2 m outward, with an angle limit that the load presses them against (the chassis' weight
  * splays the legs; the stop is at the built pose) */
 static int g_legs = 0;
+static bool g_circular = false; /* ball-jointed legs: a circular swing cone instead of the elliptic one */
 
 static void build(Table* t, double mass, bool response, double lift, ibMaterial legMat)
 {
@@ -99,7 +100,7 @@ static void build(Table* t, double mass, bool response, double lift, ibMaterial 
 			jd.localRefB = ibV3(0, 1, 0);
 			jd.enableConeLimit = true;
 			jd.coneAngle = atan2(fabs(out), down);
-			jd.coneAngle2 = 0.3;
+			jd.coneAngle2 = g_circular ? jd.coneAngle : 0.3;
 		} else if (g_legs) {
 			jd.localAxisA = jd.localAxisB = ibV3(0, 1, 0);
 			jd.localRefA = jd.localRefB = ibV3(1, 0, 0);
@@ -372,6 +373,29 @@ static void test_ball_jointed_table(void** state)
 	g_legs = 0;
 }
 
+/* The same tables on circular cones (the leg on the boundary anywhere): 1000 and 10 000 kg stand, every step converged.
+ * With the follows and probes solved directly (joint_follow.c, session 32) in 1133 and 921 contact sweeps over the 120
+ * steps; swept, 9761 and 71 244. The elliptic cone above fails at these loads: its boundary's curvature along the
+ * azimuth, times the load, is a stiffness that the step's velocity rows (their direction at t0) meet explicitly; the
+ * legs swing sideways with the sign alternating and growing ~3x per step from step 4 (docs/contacts.md "Joint
+ * response"). */
+static void test_ball_jointed_table_circular(void** state)
+{
+	(void)state;
+	g_legs = 2;
+	g_circular = true;
+	const ibMaterial frictionless = {0.0, 0.0, 0.0};
+	const double masses[] = {1000.0, 10000.0};
+	for (int i = 0; i < 2; ++i) {
+		StandRun r = stand(masses[i], true, frictionless);
+		assert_stands(&r, 0.1); /* measured 4.5e-3 and 1.7e-2 rad/s */
+		assert_true(r.unconverged <= 2);
+		assert_true(r.sweeps <= 20 * 120);
+	}
+	g_circular = false;
+	g_legs = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_hinged_table),
 		cmocka_unit_test(test_heavy_hinged_table_with_friction),
 		cmocka_unit_test(test_ball_jointed_table),
+		cmocka_unit_test(test_ball_jointed_table_circular),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
