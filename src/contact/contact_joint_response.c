@@ -118,8 +118,7 @@ static ibVec3 probe(ibWorld* w, const ibContactJointResponse* r, int32_t n, ibCo
 	ibVec3 p = ibScale(s, d);
 	ib_body_apply_impulse(&w->bodies[c->b1], p, c->a);
 	ib_body_apply_impulse(&w->bodies[c->b2], ibNeg(p), c->b);
-	if (w->solver.contact.directFollow) ib_joints_probe_direct(w, c->b1, c->b2); /* (joint_follow.c) */
-	sweep(w, tol);
+	if (!(w->solver.contact.directFollow && ib_joints_probe_direct(w, c->b1, c->b2))) sweep(w, tol); /* (joint_follow.c) */
 	ibVec3 du = ibScale(1.0 / s, ibSub(ib_contact_rel_velocity(w, c), u0));
 	restore(w, r, n, r->base, false);
 	return du;
@@ -166,8 +165,10 @@ static int probe_point(ibWorld* w, const ibContactJointResponse* r, int32_t n, i
 /* the joints' velocity sweeps after a K_eff impulse; true if they hold (not capped) */
 static bool follow_velocity(ibWorld* w, const ibContactRow* c, double h)
 {
-	/* a starting iterate for the sweeps: the follow solved directly (joint_follow.c) */
-	if (w->solver.contact.directFollow) ib_joints_follow_direct(w, h, c->b1, c->b2);
+	/* the follow solved directly on the point's joint-connected groups (joint_follow.c): the impulse moved no other
+	 * body. The sweeps below run over every joint of the world, and where other groups were still moving (ten
+	 * ragdolls) each follow ran them to their cap: ~1 s per step */
+	if (w->solver.contact.directFollow && ib_joints_follow_direct(w, h, c->b1, c->b2)) return true;
 	/* velocity sweeps first, also in the position loop: K_eff is their response, and they pass the impulse
 	 * on linearly. Position sweeps alone, on predicted rotations, did not: a leg pushed sideways by a
 	 * K_eff-sized friction impulse at its contact (14 N s at 0.1 m on a 1 kg sphere) kept spinning at
@@ -208,8 +209,8 @@ void ib_contact_follow_checked(ibWorld* w, ibContactRow* c, const ibContactAcc* 
 		follow_velocity(w, c, h);
 	}
 	if (position) {
-		if (w->solver.contact.directFollow) ib_joints_follow_position_direct(w, h, c->b1, c->b2, IB_FOLLOW_NEWTON); /* (joint_follow.c) */
-		for (int it = 0; it < IB_CONTACT_JOINT_SWEEPS && ib_joints_position_sweep(w, h); ++it) {}
+		if (!(w->solver.contact.directFollow && ib_joints_follow_position_direct(w, h, c->b1, c->b2, IB_FOLLOW_NEWTON))) /* (joint_follow.c) */
+			for (int it = 0; it < IB_CONTACT_JOINT_SWEEPS && ib_joints_position_sweep(w, h); ++it) {}
 	}
 }
 

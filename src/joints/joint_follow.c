@@ -400,19 +400,19 @@ static bool velocity_marked(ibWorld* w, ibFollow* f, double h, bool probe, bool 
 }
 
 /* up to `newton` Newton steps on the predicted errors of the marked bodies' position rows */
+/* up to `newton` Newton steps on the predicted errors of the marked bodies' position rows; true if they end within their
+ * tolerances */
 static bool position_marked(ibWorld* w, ibFollow* f, double h, int newton)
 {
 	const double tol = fmin(w->solver.positionTolerance, w->solver.angularTolerance) / h;
-	bool any = false;
-	for (int it = 0; it < newton; ++it) {
+	for (int it = 0;; ++it) {
 		int32_t n = 0;
 		double worst = 0.0;
 		if (!basic_rows(w, w->joints, f, &n, h, &worst) || !ib_limits_position_rows(w, h, f->in, f->rows, &n, FOLLOW_MAX_ROWS, &worst))
-			return any;
-		if (n == 0 || worst <= 1.0 || !solve_rows(w, f, n, tol)) return any;
-		any = true;
+			return false;
+		if (worst <= 1.0) return true;
+		if (it == newton || n == 0 || !solve_rows(w, f, n, tol)) return false;
 	}
-	return any;
 }
 
 bool ib_joints_follow_direct(ibWorld* w, double h, int32_t b1, int32_t b2)
