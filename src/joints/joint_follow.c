@@ -33,7 +33,7 @@ typedef struct ibFollow {
 	ibFollowRow rows[FOLLOW_MAX_ROWS];
 	double *A, *L;  /* stride x stride each, grown to the largest group (up to FOLLOW_MAX_ROWS) */
 	int32_t stride;
-	double x[FOLLOW_MAX_ROWS], b[FOLLOW_MAX_ROWS], y[FOLLOW_MAX_ROWS];
+	double x[FOLLOW_MAX_ROWS], y[FOLLOW_MAX_ROWS];
 	int32_t idx[FOLLOW_MAX_ROWS];
 	int32_t first[FOLLOW_MAX_ROWS]; /* per active row i: its first nonzero column in A, and so in L (the envelope) */
 	int32_t basic[FOLLOW_MAX_ROWS]; /* position rows: the basic joint of the row (its accPos takes the impulse), else -1 */
@@ -157,17 +157,12 @@ static bool basic_rows(ibWorld* w, ibJointStore* st, ibFollow* f, int32_t* n, do
 		} else {
 			du = ib_solver_velocity_error(w, c);
 		}
-		const ibBody *x = &w->bodies[c->b1], *y = &w->bodies[c->b2];
 		for (int r = 0; r < c->rows; ++r) {
 			if (*n >= FOLLOW_MAX_ROWS) return false;
 			f->basic[*n] = position ? k : -1;
 			ibFollowRow* o = &f->rows[(*n)++];
-			ibVec3 P = c->P[r];
-			if (c->type->rotational)
-				ib_follow_row_set(o, c->b1, IB_VEC3_ZERO, P, c->b2, IB_VEC3_ZERO, ibNeg(P));
-			else
-				ib_follow_row_set(o, c->b1, P, ibCross(ibSub(c->a, x->st.s), P), c->b2, ibNeg(P), ibNeg(ibCross(ibSub(c->b, y->st.s), P)));
-			o->rhs = ibDot(P, du);
+			ib_follow_basic_row(w, c, r, o);
+			o->rhs = ibDot(c->P[r], du);
 		}
 	}
 	return true;
@@ -213,7 +208,7 @@ static bool solve_active(ibFollow* f, int32_t n)
 		if (!f->use[z] && f->x[z] != 0.0) f->held[nh++] = z;
 	for (int32_t i = 0; i < m; ++i) { /* right-hand side: b minus the held rows' effect */
 		const int32_t r = f->idx[i];
-		double s = f->b[r];
+		double s = f->rows[r].rhs;
 		for (int32_t h = 0; h < nh; ++h) s -= f->A[(size_t)r * f->stride + f->held[h]] * f->x[f->held[h]];
 		const double* li = &L[(size_t)i * f->stride];
 		for (int32_t z = f->first[i]; z < i; ++z) s -= li[z] * f->y[z];
@@ -342,7 +337,6 @@ static bool solve_rows(ibWorld* w, ibFollow* f, int32_t n, double tol)
 	f->keyMassEpoch = w->massEpoch;
 	for (int32_t i = 0; i < n; ++i) {
 		const ibFollowRow* r = &f->rows[i];
-		f->b[i] = r->rhs;
 		/* a limit row acts where its rate is below its target, or above it while it holds an impulse (the sweeps' rule) */
 		f->use[i] = !r->acc || r->rhs > 0.0 || (r->rhs < 0.0 && *r->acc + r->base > 0.0);
 	}
@@ -360,7 +354,7 @@ static bool solve_rows(ibWorld* w, ibFollow* f, int32_t n, double tol)
 				f->use[i] = 0;
 				settled = false;
 			} else if (!f->use[i]) {
-				double after = f->b[i]; /* target minus the rate after */
+				double after = r->rhs; /* target minus the rate after */
 				for (int32_t z = 0; z < n; ++z) after -= f->A[(size_t)i * f->stride + z] * f->x[z];
 				if (after > tol) { /* driven past its target */
 					f->use[i] = 1;
@@ -399,7 +393,6 @@ static bool velocity_marked(ibWorld* w, ibFollow* f, double h, bool probe, bool 
 	return solve_rows(w, f, n, tol);
 }
 
-/* up to `newton` Newton steps on the predicted errors of the marked bodies' position rows */
 /* up to `newton` Newton steps on the predicted errors of the marked bodies' position rows; true if they end within their
  * tolerances */
 static bool position_marked(ibWorld* w, ibFollow* f, double h, int newton)

@@ -347,6 +347,16 @@ static inline void ib_follow_row_set(ibFollowRow* r, int32_t b1, ibVec3 l1, ibVe
 	r->side = NULL;
 	r->sideValue = 0;
 }
+/* row k of basic joint c (its direction P[k]; an impulse x acts as x P[k] on body 1, -x P[k] on body 2) */
+static inline void ib_follow_basic_row(const ibWorld* w, const ibBasic* c, int k, ibFollowRow* o)
+{
+	const ibVec3 P = c->P[k];
+	if (c->type->rotational)
+		ib_follow_row_set(o, c->b1, IB_VEC3_ZERO, P, c->b2, IB_VEC3_ZERO, ibNeg(P));
+	else
+		ib_follow_row_set(o, c->b1, P, ibCross(ibSub(c->a, w->bodies[c->b1].st.s), P), c->b2, ibNeg(P),
+		                  ibNeg(ibCross(ibSub(c->b, w->bodies[c->b2].st.s), P)));
+}
 /* J_x M^-1 J_y^T of two rows */
 static inline double ib_follow_entry(const ibWorld* w, const ibFollowRow* x, const ibFollowRow* y)
 {

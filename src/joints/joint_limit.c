@@ -499,15 +499,10 @@ static bool block_follow(ibWorld* w, ibJoint* j, double h, double tol, int mode)
 		ibVec3 du = position ? ibScale(1.0 / h, ib_solver_excess(c, c->type->error(c, ib_solver_predicted(w, st, c->b1, h),
 		                                                                           ib_solver_predicted(w, st, c->b2, h))))
 		                     : ib_solver_velocity_error(w, c);
-		const ibBody *b1 = &w->bodies[c->b1], *b2 = &w->bodies[c->b2];
 		for (int k = 0; k < c->rows; ++k) {
 			if (n == BLOCK_ROWS - 1) return false;
-			ibVec3 P = c->P[k];
-			if (c->type->rotational)
-				ib_follow_row_set(&rows[n], c->b1, IB_VEC3_ZERO, P, c->b2, IB_VEC3_ZERO, ibNeg(P));
-			else
-				ib_follow_row_set(&rows[n], c->b1, P, ibCross(ibSub(c->a, b1->st.s), P), c->b2, ibNeg(P), ibNeg(ibCross(ibSub(c->b, b2->st.s), P)));
-			b[n] = ibDot(P, du);
+			ib_follow_basic_row(w, c, k, &rows[n]);
+			b[n] = ibDot(c->P[k], du);
 			use[n] = true;
 			++n;
 		}
