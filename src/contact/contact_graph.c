@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "contact/contact_internal.h"
+#include "joints/joint_internal.h"
 
 static bool grow_i32(ibWorld* w, int32_t** a, int32_t* cap, int32_t need)
 {
@@ -144,7 +145,7 @@ void ib_contacts_mark_both(ibContactStore* cs)
 
 /* keepBest (ib_contacts_run): the state after a sweep, saved or restored (body velocities, the active points'
  * accumulated impulses) */
-static void best_state(ibWorld* w, ibContactStore* cs, int32_t na, bool restore)
+static void best_state(ibWorld* w, ibContactStore* cs, const int32_t* act, int32_t na, bool restore)
 {
 	for (int32_t i = 0; i < w->bodyHigh; ++i) {
 		ibBody* b = &w->bodies[i];
@@ -160,7 +161,7 @@ static void best_state(ibWorld* w, ibContactStore* cs, int32_t na, bool restore)
 		}
 	}
 	for (int32_t j = 0; j < na; ++j) {
-		ibContactRow* c = &cs->pts[cs->active[j]];
+		ibContactRow* c = &cs->pts[act[j]];
 		double* a = &cs->bestAcc[5 * j];
 		if (!restore) {
 			a[0] = c->accN, a[1] = c->accVN, a[2] = c->accT.x, a[3] = c->accT.y, a[4] = c->accT.z;
@@ -193,28 +194,18 @@ static void best_state(ibWorld* w, ibContactStore* cs, int32_t na, bool restore)
  * correction); rain1000's stalled loops end 10-1000 times below their first sweep's. */
 #define IB_CONTACT_DIVERGED 2.0
 
-int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, bool* movedOut)
+/* The loop over the points act[0 .. na-1] (all of the loop's points, or one island's) */
+static int run_points(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, const int32_t* act, int32_t na, bool* movedOut)
 {
 	const ibContactSettings* set = &w->solver.contact;
 	int cap = set->maxContactIterations, shock = set->shockIterations;
 	if (loop->cap > 0) cap = loop->cap;
-	bool ordered = set->contactGraph && cs->levelCount > 0;
-	/* the points of the loop's kind in sweep order (the others would return false, untouched) */
-	if (!ib_grow(w, (void**)&cs->active, &cs->activeCapacity, cs->count + 1, sizeof(int32_t))) {
-		*movedOut = true;
-		return 0;
-	}
-	int32_t na = 0;
-	for (int32_t j = 0; j < cs->count; ++j) {
-		int32_t k = ordered ? cs->order[j] : j;
-		if (cs->pts[k].kind == loop->kind) cs->active[na++] = k;
-	}
 	bool mask = cs->count >= IB_CONTACT_MASK_MIN_POINTS && !loop->extra &&
 	            ib_grow(w, (void**)&cs->bodyMoved, &cs->bodyMovedCapacity, w->bodyHigh + 1, sizeof(int32_t)) &&
 	            ib_grow(w, (void**)&cs->maskRows, &cs->maskRowsCapacity, na + 1, sizeof(ibContactMaskRow));
 	if (mask) {
 		for (int32_t j = 0; j < na; ++j) {
-			const ibContactRow* c = &cs->pts[cs->active[j]];
+			const ibContactRow* c = &cs->pts[act[j]];
 			cs->maskRows[j].b1 = c->b1;
 			cs->maskRows[j].b2 = c->b2;
 		}
@@ -227,7 +218,7 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 	                   ib_grow(w, (void**)&cs->bestVel, &cs->bestVelCapacity, 2 * w->bodyHigh + 2, sizeof(ibVec3)) &&
 	                   ib_grow(w, (void**)&cs->bestAcc, &cs->bestAccCapacity, 5 * na + 5, sizeof(double));
 	const bool keep = wantKeep && saves, guard = wantGuard && saves;
-	if (guard) best_state(w, cs, na, false);
+	if (guard) best_state(w, cs, act, na, false);
 	double firstRes = 0.0;
 	double bestKe = INFINITY;
 	int bestIt = -1;
@@ -243,7 +234,7 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 		if (loop->residual) *loop->residual = 0.0; /* the residual reported is the last sweep's */
 		for (int32_t j = 0; j < na; ++j) {
 			if (mask && !full && point_skipped(cs, &cs->maskRows[j])) continue;
-			ibContactRow* c = &cs->pts[cs->active[j]];
+			ibContactRow* c = &cs->pts[act[j]];
 			bool m = loop->point(w, cs, c, loop->ctx);
 			if (m) moved = true;
 			if (!mask) continue;
@@ -266,7 +257,7 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 			if (ke < bestKe) {
 				bestKe = ke;
 				bestIt = it;
-				best_state(w, cs, na, false);
+				best_state(w, cs, act, na, false);
 			}
 		}
 		/* a masked sweep without a moving point is confirmed by a full one */
@@ -285,10 +276,10 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 	}
 	cs->bestRestored = keep && moved && bestIt >= 0 && bestIt < it &&
 	                   ib_bodies_kinetic_energy(w) > loop->keepBest * bestKe + IB_CONTACT_BEST_SLACK;
-	if (cs->bestRestored) best_state(w, cs, na, true);
+	if (cs->bestRestored) best_state(w, cs, act, na, true);
 	cs->startRestored = guard && moved && it > 1 && *loop->residual > IB_CONTACT_DIVERGED * firstRes;
 	if (cs->startRestored) {
-		best_state(w, cs, na, true);
+		best_state(w, cs, act, na, true);
 		*loop->residual = firstRes;
 	}
 	/* the impulses so far act on both bodies; those of the shock pass only on the upper one, so they
@@ -318,4 +309,113 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 	}
 	*movedOut = moved;
 	return it;
+}
+
+static int32_t uf_find(int32_t* p, int32_t x)
+{
+	while (p[x] != x) {
+		p[x] = p[p[x]];
+		x = p[x];
+	}
+	return x;
+}
+
+static void uf_unite(int32_t* p, int32_t x, int32_t y)
+{
+	if (p[x] < 0 || p[y] < 0) return;
+	x = uf_find(p, x);
+	y = uf_find(p, y);
+	if (x != y) p[x > y ? x : y] = x < y ? x : y;
+}
+
+/* [IMPL] Per island. With joint sweeps in the loop (ragdolls, jointed structures) the points and joints are
+ * split into islands (dynamic bodies connected by the loop's points and by joints) and each island is
+ * iterated alone, its joint sweeps taking only its own rows (ibJointStore.sweepIsland): it ends when its
+ * own points and joints hold, or by its own stall rule or cap. As one loop, every sweep visited every
+ * island's points and swept every joint of the world until the slowest island converged or stalled. With
+ * the masked sweeps (no joint sweeps) the converged parts are skipped already, and such loops stay one.
+ * Returns -1 where the loop is not split (no joint sweeps, soft bodies, shock propagation, one island). */
+static int run_islands(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, int32_t na, bool* movedOut)
+{
+	ibJointStore* st = w->joints;
+	if (!loop->extra || !st || st->basicCount == 0 || ib_soft_active(w) || w->solver.contact.shockIterations > 0 || na < 2)
+		return -1;
+	int32_t nb = w->bodyHigh;
+	if (!ib_grow(w, (void**)&cs->islandBody, &cs->islandBodyCapacity, 3 * nb + 1, sizeof(int32_t)) ||
+	    !ib_grow(w, (void**)&cs->islandPts, &cs->islandPtsCapacity, na + 1, sizeof(int32_t)))
+		return -1;
+	int32_t *par = cs->islandBody, *lab = par + nb, *cnt = lab + nb;
+	for (int32_t i = 0; i < nb; ++i) par[i] = w->bodies[i].inUse && ib_is_dynamic(&w->bodies[i]) ? i : -1;
+	for (int32_t j = 0; j < na; ++j) uf_unite(par, cs->pts[cs->active[j]].b1, cs->pts[cs->active[j]].b2);
+	for (int32_t k = 0; k < st->basicCount; ++k) uf_unite(par, st->basics[k].b1, st->basics[k].b2);
+	for (int32_t i = 0; i < nb; ++i) {
+		lab[i] = par[i] < 0 ? -1 : uf_find(par, i);
+		cnt[i] = 0;
+	}
+	int32_t islands = 0;
+	for (int32_t j = 0; j < na; ++j) {
+		const ibContactRow* c = &cs->pts[cs->active[j]];
+		int32_t r = lab[c->b1] >= 0 ? lab[c->b1] : lab[c->b2];
+		if (r < 0) return -1; /* (no dynamic body: not a contact joint) */
+		if (cnt[r]++ == 0) ++islands;
+	}
+	if (islands < 2) return -1;
+	/* the islands in the order of their first points, each keeping the sweep order: cnt becomes the start */
+	int32_t off = 0;
+	for (int32_t j = 0; j < na; ++j) {
+		const ibContactRow* c = &cs->pts[cs->active[j]];
+		int32_t r = lab[c->b1] >= 0 ? lab[c->b1] : lab[c->b2];
+		if (cnt[r] > 0) { /* first point of island r: its range begins here (stored as -(start + 1)) */
+			int32_t n = cnt[r];
+			cnt[r] = -(off + 1);
+			off += n;
+		}
+	}
+	for (int32_t j = 0; j < na; ++j) {
+		const ibContactRow* c = &cs->pts[cs->active[j]];
+		int32_t r = lab[c->b1] >= 0 ? lab[c->b1] : lab[c->b2];
+		int32_t at = -cnt[r] - 1;
+		cs->islandPts[at] = cs->active[j];
+		cnt[r] = -(at + 2);
+	}
+	int its = 0;
+	bool moved = false, best = false, start = false;
+	double res = 0.0;
+	st->sweepIsland = lab;
+	for (int32_t a = 0, b; a < na; a = b) {
+		const ibContactRow* c = &cs->pts[cs->islandPts[a]];
+		int32_t r = lab[c->b1] >= 0 ? lab[c->b1] : lab[c->b2];
+		b = -cnt[r] - 1; /* one past its last point */
+		st->sweepId = r;
+		bool m = false;
+		int it = run_points(w, cs, loop, cs->islandPts + a, b - a, &m);
+		its = it > its ? it : its;
+		moved = moved || m;
+		best = best || cs->bestRestored;
+		start = start || cs->startRestored;
+		if (loop->residual) res = fmax(res, *loop->residual);
+	}
+	st->sweepIsland = NULL;
+	cs->bestRestored = best;
+	cs->startRestored = start;
+	if (loop->residual) *loop->residual = res;
+	*movedOut = moved;
+	return its;
+}
+
+int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, bool* movedOut)
+{
+	bool ordered = w->solver.contact.contactGraph && cs->levelCount > 0;
+	/* the points of the loop's kind in sweep order (the others would return false, untouched) */
+	if (!ib_grow(w, (void**)&cs->active, &cs->activeCapacity, cs->count + 1, sizeof(int32_t))) {
+		*movedOut = true;
+		return 0;
+	}
+	int32_t na = 0;
+	for (int32_t j = 0; j < cs->count; ++j) {
+		int32_t k = ordered ? cs->order[j] : j;
+		if (cs->pts[k].kind == loop->kind) cs->active[na++] = k;
+	}
+	int its = run_islands(w, cs, loop, na, movedOut);
+	return its >= 0 ? its : run_points(w, cs, loop, cs->active, na, movedOut);
 }

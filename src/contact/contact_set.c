@@ -37,6 +37,8 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_free(w, cs->jointed, (size_t)cs->jointedCapacity);
 	ib_free(w, cs->maskRows, (size_t)cs->maskRowsCapacity * sizeof(ibContactMaskRow));
 	ib_free(w, cs->active, (size_t)cs->activeCapacity * sizeof(int32_t));
+	ib_free(w, cs->islandBody, (size_t)cs->islandBodyCapacity * sizeof(int32_t));
+	ib_free(w, cs->islandPts, (size_t)cs->islandPtsCapacity * sizeof(int32_t));
 	ib_free(w, cs->bestVel, (size_t)cs->bestVelCapacity * sizeof(ibVec3));
 	ib_free(w, cs->bestAcc, (size_t)cs->bestAccCapacity * sizeof(double));
 	ib_free(w, cs->predS, (size_t)cs->predCapacity * sizeof(ibVec3));

@@ -168,7 +168,23 @@ typedef struct ibJointStore {
 	uint32_t builtGroupsVersion; /* w->solverGroupsVersion the order was built for */
 	int32_t limitCount;   /* joints with an enabled limit */
 	int limitPhase;       /* 0 none, 1 joint correction, 2 velocity correction of this step (joint_limit.c) */
+	/* a contact loop run per island (contact_graph.c): while sweepIsland is set, the joint sweeps take only the
+	 * rows with a body whose label sweepIsland[body] is sweepId */
+	const int32_t* sweepIsland;
+	int32_t sweepId;
 } ibJointStore;
+
+/* the row between bodies b1 and b2 is outside the island of a per-island contact loop (ibJointStore.sweepIsland) */
+static inline bool ib_sweep_skips(const ibJointStore* st, int32_t b1, int32_t b2)
+{
+	return st->sweepIsland && st->sweepIsland[b1] != st->sweepId && st->sweepIsland[b2] != st->sweepId;
+}
+static inline bool ib_sweep_skips_joint(const ibJointStore* st, const ibJoint* j)
+{
+	if (!st->sweepIsland) return false;
+	int32_t a = j->def.bodyA.index1 - 1, b = j->def.bodyB.index1 - 1;
+	return !(a >= 0 && st->sweepIsland[a] == st->sweepId) && !(b >= 0 && st->sweepIsland[b] == st->sweepId);
+}
 
 extern const ibBasicType ib_basic_ball, ib_basic_distance, ib_basic_line, ib_basic_line_distance, ib_basic_plane,
     ib_basic_rotation_lock, ib_basic_axis_align, ib_basic_double_rotation, ib_basic_velocity_linear,

@@ -147,6 +147,7 @@ bool ib_limits_position_sweep(ibWorld* w, double h)
 	bool moved = false;
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
+		if (ib_sweep_skips_joint(st, j)) continue;
 		if (!is_limited(j)) continue;
 		double g = predicted_gap(w, j, h, &j->limitSide);
 		if (j->limitSide == 0 || !(g < 0.0 || (g > 0.0 && j->limitAcc > 0.0))) continue;
@@ -219,6 +220,7 @@ bool ib_limits_velocity_sweep(ibWorld* w)
 	bool moved = false;
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
+		if (ib_sweep_skips_joint(st, j)) continue;
 		if (!is_limited(j) || j->limitSide == 0) continue;
 		ibVec3 n, pb;
 		double k, v = j->limitSide * rate_now(w, j, &n, &pb, &k);
@@ -270,6 +272,7 @@ bool ib_limits_response_sweep(ibWorld* w, double tol)
 	bool moved = false;
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
+		if (ib_sweep_skips_joint(st, j)) continue;
 		StopRow r;
 		if (!at_stop(w, j, &r) || !(fabs(r.v) > tol)) continue;
 		apply(w, j, r.side, r.n, r.pb, -r.v / r.k);
@@ -292,6 +295,7 @@ bool ib_limits_follow_sweep(ibWorld* w, double h)
 	bool moved = false;
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
+		if (ib_sweep_skips_joint(st, j)) continue;
 		StopRow r;
 		if (!at_stop(w, j, &r)) continue;
 		double target = -fmax(r.gap, 0.0) / h; /* a near row may approach its stop by its gap in this step */
@@ -573,6 +577,7 @@ static bool block_sweep(ibWorld* w, double h, int mode, double tol)
 	bool moved = false;
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
+		if (ib_sweep_skips_joint(st, j)) continue;
 		if (j->inUse && j->basicCount > 0 && block_follow(w, j, h, tol, mode)) moved = true;
 	}
 	return moved;

@@ -260,6 +260,7 @@ bool ib_ball_limits_position_sweep(ibWorld* w, double h)
 	bool moved = false;
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
+		if (ib_sweep_skips_joint(st, j)) continue;
 		if (!ib_ball_limited(j)) continue;
 		const ibPose* qa = ib_solver_predicted(w, st, j->def.bodyA.index1 - 1, h);
 		const ibPose* qb = ib_solver_predicted(w, st, j->def.bodyB.index1 - 1, h);
@@ -309,6 +310,7 @@ bool ib_ball_limits_velocity_sweep(ibWorld* w)
 	bool moved = false;
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
+		if (ib_sweep_skips_joint(st, j)) continue;
 		if (!ib_ball_limited(j)) continue;
 		BallFrame f = frame_now(w, j);
 		for (int r = 0; r < 2; ++r) {
@@ -362,6 +364,7 @@ static bool each_stop(ibWorld* w, StopFn* fn, double arg)
 	bool moved = false;
 	for (int32_t i = 0; i < st->jointHigh; ++i) {
 		ibJoint* j = &st->joints[i];
+		if (ib_sweep_skips_joint(st, j)) continue;
 		if (!ib_ball_limited(j)) continue;
 		BallFrame f = frame_now(w, j);
 		for (int r = 0; r < 2; ++r) {

@@ -186,6 +186,7 @@ bool ib_joints_position_sweep(ibWorld* w, double h)
 	bool corrected = ib_limits_position_sweep(w, h);
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
+		if (ib_sweep_skips(st, c->b1, c->b2)) continue;
 		if (c->type->velocityOnly) continue;
 		ibVec3 d = ib_solver_excess(c, c->type->error(c, ib_solver_predicted(w, st, c->b1, h), ib_solver_predicted(w, st, c->b2, h)));
 		double tol = c->type->rotational ? s->angularTolerance : s->positionTolerance;
@@ -213,6 +214,7 @@ bool ib_joints_response_sweep(ibWorld* w, double tol)
 	bool corrected = false;
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
+		if (ib_sweep_skips(st, c->b1, c->b2)) continue;
 		ib_solver_prepare(w, c);
 		ibVec3 du = ib_solver_velocity_error(w, c);
 		if (ib_solver_projected_norm(c, du) <= tol) continue;
@@ -230,6 +232,7 @@ bool ib_joints_velocity_sweep(ibWorld* w)
 	bool corrected = ib_limits_velocity_sweep(w);
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		ibBasic* c = &st->basics[k];
+		if (ib_sweep_skips(st, c->b1, c->b2)) continue;
 		ib_solver_prepare(w, c);
 		ibVec3 du = ib_solver_velocity_error(w, c);
 		if (ib_solver_projected_norm(c, du) <= w->solver.velocityTolerance) continue;
