@@ -145,9 +145,32 @@ void ib_contacts_mark_both(ibContactStore* cs)
 
 /* keepBest (ib_contacts_run): the state after a sweep, saved or restored (body velocities, the active points'
  * accumulated impulses) */
-static void best_state(ibWorld* w, ibContactStore* cs, const int32_t* act, int32_t na, bool restore)
+/* The dynamic bodies a loop over some points can move: one island's (ib_contacts_run per island), or every body */
+typedef struct LoopBodies {
+	const int32_t* list; /* NULL: every body of the world */
+	int32_t count;
+} LoopBodies;
+
+static int32_t loop_body(const ibWorld* w, const LoopBodies* lb, int32_t k) { return lb->list ? lb->list[k] : (k < w->bodyHigh ? k : -1); }
+static int32_t loop_body_count(const ibWorld* w, const LoopBodies* lb) { return lb->list ? lb->count : w->bodyHigh; }
+
+/* their kinetic energy (ib_bodies_kinetic_energy over the whole world) */
+static double loop_energy(const ibWorld* w, const LoopBodies* lb)
 {
-	for (int32_t i = 0; i < w->bodyHigh; ++i) {
+	if (!lb->list) return ib_bodies_kinetic_energy(w);
+	double e = 0.0;
+	for (int32_t k = 0; k < lb->count; ++k) {
+		const ibBody* b = &w->bodies[lb->list[k]];
+		ibMat3 J = ibMat3_RotateDiag(b->R, b->inertiaP);
+		e += 0.5 * (b->mass * ibLengthSq(b->st.v) + ibDot(b->st.w, ibMat3_MulV(J, b->st.w)));
+	}
+	return e;
+}
+
+static void best_state(ibWorld* w, ibContactStore* cs, const LoopBodies* lb, const int32_t* act, int32_t na, bool restore)
+{
+	for (int32_t z = 0, nz = loop_body_count(w, lb); z < nz; ++z) {
+		int32_t i = loop_body(w, lb, z);
 		ibBody* b = &w->bodies[i];
 		if (!b->inUse || !ib_is_dynamic(b)) continue;
 		ibVec3* s = &cs->bestVel[2 * i];
@@ -195,7 +218,8 @@ static void best_state(ibWorld* w, ibContactStore* cs, const int32_t* act, int32
 #define IB_CONTACT_DIVERGED 2.0
 
 /* The loop over the points act[0 .. na-1] (all of the loop's points, or one island's) */
-static int run_points(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, const int32_t* act, int32_t na, bool* movedOut)
+static int run_points(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, const LoopBodies* lb, const int32_t* act, int32_t na,
+                      bool* movedOut)
 {
 	const ibContactSettings* set = &w->solver.contact;
 	int cap = set->maxContactIterations, shock = set->shockIterations;
@@ -218,7 +242,7 @@ static int run_points(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop,
 	                   ib_grow(w, (void**)&cs->bestVel, &cs->bestVelCapacity, 2 * w->bodyHigh + 2, sizeof(ibVec3)) &&
 	                   ib_grow(w, (void**)&cs->bestAcc, &cs->bestAccCapacity, 5 * na + 5, sizeof(double));
 	const bool keep = wantKeep && saves, guard = wantGuard && saves;
-	if (guard) best_state(w, cs, act, na, false);
+	if (guard) best_state(w, cs, lb, act, na, false);
 	double firstRes = 0.0;
 	double bestKe = INFINITY;
 	int bestIt = -1;
@@ -253,11 +277,11 @@ static int run_points(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop,
 			tick = 0;
 		}
 		if (keep && moved) {
-			double ke = ib_bodies_kinetic_energy(w);
+			double ke = loop_energy(w, lb);
 			if (ke < bestKe) {
 				bestKe = ke;
 				bestIt = it;
-				best_state(w, cs, act, na, false);
+				best_state(w, cs, lb, act, na, false);
 			}
 		}
 		/* a masked sweep without a moving point is confirmed by a full one */
@@ -275,11 +299,11 @@ static int run_points(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop,
 		}
 	}
 	cs->bestRestored = keep && moved && bestIt >= 0 && bestIt < it &&
-	                   ib_bodies_kinetic_energy(w) > loop->keepBest * bestKe + IB_CONTACT_BEST_SLACK;
-	if (cs->bestRestored) best_state(w, cs, act, na, true);
+	                   loop_energy(w, lb) > loop->keepBest * bestKe + IB_CONTACT_BEST_SLACK;
+	if (cs->bestRestored) best_state(w, cs, lb, act, na, true);
 	cs->startRestored = guard && moved && it > 1 && *loop->residual > IB_CONTACT_DIVERGED * firstRes;
 	if (cs->startRestored) {
-		best_state(w, cs, act, na, true);
+		best_state(w, cs, lb, act, na, true);
 		*loop->residual = firstRes;
 	}
 	/* the impulses so far act on both bodies; those of the shock pass only on the upper one, so they
@@ -341,7 +365,7 @@ static int run_islands(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop
 	if (!loop->extra || !st || st->basicCount == 0 || ib_soft_active(w) || w->solver.contact.shockIterations > 0 || na < 2)
 		return -1;
 	int32_t nb = w->bodyHigh;
-	if (!ib_grow(w, (void**)&cs->islandBody, &cs->islandBodyCapacity, 3 * nb + 1, sizeof(int32_t)) ||
+	if (!ib_grow(w, (void**)&cs->islandBody, &cs->islandBodyCapacity, 6 * nb + 1, sizeof(int32_t)) ||
 	    !ib_grow(w, (void**)&cs->islandPts, &cs->islandPtsCapacity, na + 1, sizeof(int32_t)))
 		return -1;
 	int32_t *par = cs->islandBody, *lab = par + nb, *cnt = lab + nb;
@@ -378,6 +402,18 @@ static int run_islands(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop
 		cs->islandPts[at] = cs->active[j];
 		cnt[r] = -(at + 2);
 	}
+	/* each island's bodies (their energy and saved state in the loops that keep their best sweep) */
+	int32_t *bcount = cnt + nb, *bstart = bcount + nb, *blist = bstart + nb;
+	for (int32_t i = 0; i < nb; ++i) bcount[i] = 0;
+	for (int32_t i = 0; i < nb; ++i)
+		if (lab[i] >= 0) bcount[lab[i]]++;
+	for (int32_t i = 0, o = 0; i < nb; ++i) {
+		bstart[i] = o;
+		o += bcount[i];
+	}
+	for (int32_t i = 0; i < nb; ++i)
+		if (lab[i] >= 0) blist[bstart[lab[i]]++] = i;
+	for (int32_t i = 0; i < nb; ++i) bstart[i] -= bcount[i];
 	int its = 0;
 	bool moved = false, best = false, start = false;
 	double res = 0.0;
@@ -388,7 +424,8 @@ static int run_islands(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop
 		b = -cnt[r] - 1; /* one past its last point */
 		st->sweepId = r;
 		bool m = false;
-		int it = run_points(w, cs, loop, cs->islandPts + a, b - a, &m);
+		const LoopBodies lb = {blist + bstart[r], bcount[r]};
+		int it = run_points(w, cs, loop, &lb, cs->islandPts + a, b - a, &m);
 		its = it > its ? it : its;
 		moved = moved || m;
 		best = best || cs->bestRestored;
@@ -417,5 +454,6 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 		if (cs->pts[k].kind == loop->kind) cs->active[na++] = k;
 	}
 	int its = run_islands(w, cs, loop, na, movedOut);
-	return its >= 0 ? its : run_points(w, cs, loop, cs->active, na, movedOut);
+	const LoopBodies all = {NULL, 0};
+	return its >= 0 ? its : run_points(w, cs, loop, &all, cs->active, na, movedOut);
 }
