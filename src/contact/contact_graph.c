@@ -159,11 +159,7 @@ static double loop_energy(const ibWorld* w, const LoopBodies* lb)
 {
 	if (!lb->list) return ib_bodies_kinetic_energy(w);
 	double e = 0.0;
-	for (int32_t k = 0; k < lb->count; ++k) {
-		const ibBody* b = &w->bodies[lb->list[k]];
-		ibMat3 J = ibMat3_RotateDiag(b->R, b->inertiaP);
-		e += 0.5 * (b->mass * ibLengthSq(b->st.v) + ibDot(b->st.w, ibMat3_MulV(J, b->st.w)));
-	}
+	for (int32_t k = 0; k < lb->count; ++k) e += ib_body_kinetic_energy(&w->bodies[lb->list[k]]);
 	return e;
 }
 

@@ -322,14 +322,19 @@ void ib_body_apply_impulse(ibBody* b, ibVec3 p, ibVec3 worldPoint)
 	b->st.w = ibAdd(b->st.w, ibMat3_MulV(b->invInertiaW, ibCross(ibSub(worldPoint, b->st.s), p)));
 }
 
+double ib_body_kinetic_energy(const ibBody* b)
+{
+	ibMat3 J = ibMat3_RotateDiag(b->R, b->inertiaP);
+	return 0.5 * (b->mass * ibLengthSq(b->st.v) + ibDot(b->st.w, ibMat3_MulV(J, b->st.w)));
+}
+
 double ib_bodies_kinetic_energy(const ibWorld* w)
 {
 	double e = 0.0;
 	for (int32_t i = 0; i < w->bodyHigh; ++i) {
 		const ibBody* b = &w->bodies[i];
 		if (!b->inUse || !ib_is_dynamic(b)) continue;
-		ibMat3 J = ibMat3_RotateDiag(b->R, b->inertiaP);
-		e += 0.5 * (b->mass * ibLengthSq(b->st.v) + ibDot(b->st.w, ibMat3_MulV(J, b->st.w)));
+		e += ib_body_kinetic_energy(b);
 	}
 	return e;
 }

@@ -246,6 +246,7 @@ void ib_body_apply_impulse(ibBody* b, ibVec3 p, ibVec3 worldPoint);
 void ib_body_apply_angular_impulse(ibBody* b, ibVec3 l);
 /* Kinetic energy of the dynamic bodies (J). */
 double ib_bodies_kinetic_energy(const ibWorld* w);
+double ib_body_kinetic_energy(const ibBody* b); /* of one dynamic body */
 
 /* joints module hooks (src/joints) */
 void ib_joints_destroy_store(ibWorld* w);
