@@ -19,6 +19,7 @@
 
 #include "contact/contact_internal.h"
 #include "joints/joint_internal.h"
+#include "math/union_find.h"
 
 static bool grow_i32(ibWorld* w, int32_t** a, int32_t* cap, int32_t need)
 {
@@ -331,21 +332,10 @@ static int run_points(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop,
 	return it;
 }
 
-static int32_t uf_find(int32_t* p, int32_t x)
-{
-	while (p[x] != x) {
-		p[x] = p[p[x]];
-		x = p[x];
-	}
-	return x;
-}
-
+/* joins the islands of bodies x and y where both are dynamic (parent -1: not) */
 static void uf_unite(int32_t* p, int32_t x, int32_t y)
 {
-	if (p[x] < 0 || p[y] < 0) return;
-	x = uf_find(p, x);
-	y = uf_find(p, y);
-	if (x != y) p[x > y ? x : y] = x < y ? x : y;
+	if (p[x] >= 0 && p[y] >= 0) ib_uf_unite_min(p, x, y);
 }
 
 /* [IMPL] Per island. With joint sweeps in the loop (ragdolls, jointed structures) the points and joints are
@@ -355,73 +345,59 @@ static void uf_unite(int32_t* p, int32_t x, int32_t y)
  * island's points and swept every joint of the world until the slowest island converged or stalled. With
  * the masked sweeps (no joint sweeps) the converged parts are skipped already, and such loops stay one.
  * Returns -1 where the loop is not split (no joint sweeps, soft bodies, shock propagation, one island). */
+/* Stable counting sort of items 0..n-1 by key[i] in 0..nk-1 (items with key < 0 left out): out[start[k] ..
+ * start[k] + count[k] - 1] are the items (item[i], or i if item is NULL) of key k in their order. */
+static void group_by(const int32_t* key, const int32_t* item, int32_t n, int32_t nk, int32_t* count, int32_t* start, int32_t* out)
+{
+	for (int32_t k = 0; k < nk; ++k) count[k] = 0;
+	for (int32_t i = 0; i < n; ++i)
+		if (key[i] >= 0) count[key[i]]++;
+	for (int32_t k = 0, o = 0; k < nk; ++k) {
+		start[k] = o;
+		o += count[k];
+	}
+	for (int32_t i = 0; i < n; ++i)
+		if (key[i] >= 0) out[start[key[i]]++] = item ? item[i] : i;
+	for (int32_t k = 0; k < nk; ++k) start[k] -= count[k];
+}
+
 static int run_islands(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, int32_t na, bool* movedOut)
 {
 	ibJointStore* st = w->joints;
 	if (!loop->extra || !st || st->basicCount == 0 || ib_soft_active(w) || w->solver.contact.shockIterations > 0 || na < 2)
 		return -1;
 	int32_t nb = w->bodyHigh;
-	if (!ib_grow(w, (void**)&cs->islandBody, &cs->islandBodyCapacity, 6 * nb + 1, sizeof(int32_t)) ||
-	    !ib_grow(w, (void**)&cs->islandPts, &cs->islandPtsCapacity, na + 1, sizeof(int32_t)))
+	if (!ib_grow(w, (void**)&cs->islandBody, &cs->islandBodyCapacity, 7 * nb + 1, sizeof(int32_t)) ||
+	    !ib_grow(w, (void**)&cs->islandPts, &cs->islandPtsCapacity, 2 * na + 1, sizeof(int32_t)))
 		return -1;
-	int32_t *par = cs->islandBody, *lab = par + nb, *cnt = lab + nb;
+	/* per body: union-find parents, island labels (the root, -1 if not dynamic), the islands' points and bodies */
+	int32_t *par = cs->islandBody, *lab = par + nb, *pcount = lab + nb, *pstart = pcount + nb;
+	int32_t *bcount = pstart + nb, *bstart = bcount + nb, *blist = bstart + nb;
+	int32_t *pts = cs->islandPts, *pkey = pts + na;
 	for (int32_t i = 0; i < nb; ++i) par[i] = w->bodies[i].inUse && ib_is_dynamic(&w->bodies[i]) ? i : -1;
 	for (int32_t j = 0; j < na; ++j) uf_unite(par, cs->pts[cs->active[j]].b1, cs->pts[cs->active[j]].b2);
 	for (int32_t k = 0; k < st->basicCount; ++k) uf_unite(par, st->basics[k].b1, st->basics[k].b2);
-	for (int32_t i = 0; i < nb; ++i) {
-		lab[i] = par[i] < 0 ? -1 : uf_find(par, i);
-		cnt[i] = 0;
-	}
-	int32_t islands = 0;
+	for (int32_t i = 0; i < nb; ++i) lab[i] = par[i] < 0 ? -1 : ib_uf_find(par, i);
+	bool split = false;
 	for (int32_t j = 0; j < na; ++j) {
 		const ibContactRow* c = &cs->pts[cs->active[j]];
-		int32_t r = lab[c->b1] >= 0 ? lab[c->b1] : lab[c->b2];
-		if (r < 0) return -1; /* (no dynamic body: not a contact joint) */
-		if (cnt[r]++ == 0) ++islands;
+		pkey[j] = lab[c->b1] >= 0 ? lab[c->b1] : lab[c->b2];
+		if (pkey[j] < 0) return -1; /* (no dynamic body: not a contact joint) */
+		split = split || pkey[j] != pkey[0];
 	}
-	if (islands < 2) return -1;
-	/* the islands in the order of their first points, each keeping the sweep order: cnt becomes the start */
-	int32_t off = 0;
-	for (int32_t j = 0; j < na; ++j) {
-		const ibContactRow* c = &cs->pts[cs->active[j]];
-		int32_t r = lab[c->b1] >= 0 ? lab[c->b1] : lab[c->b2];
-		if (cnt[r] > 0) { /* first point of island r: its range begins here (stored as -(start + 1)) */
-			int32_t n = cnt[r];
-			cnt[r] = -(off + 1);
-			off += n;
-		}
-	}
-	for (int32_t j = 0; j < na; ++j) {
-		const ibContactRow* c = &cs->pts[cs->active[j]];
-		int32_t r = lab[c->b1] >= 0 ? lab[c->b1] : lab[c->b2];
-		int32_t at = -cnt[r] - 1;
-		cs->islandPts[at] = cs->active[j];
-		cnt[r] = -(at + 2);
-	}
-	/* each island's bodies (their energy and saved state in the loops that keep their best sweep) */
-	int32_t *bcount = cnt + nb, *bstart = bcount + nb, *blist = bstart + nb;
-	for (int32_t i = 0; i < nb; ++i) bcount[i] = 0;
-	for (int32_t i = 0; i < nb; ++i)
-		if (lab[i] >= 0) bcount[lab[i]]++;
-	for (int32_t i = 0, o = 0; i < nb; ++i) {
-		bstart[i] = o;
-		o += bcount[i];
-	}
-	for (int32_t i = 0; i < nb; ++i)
-		if (lab[i] >= 0) blist[bstart[lab[i]]++] = i;
-	for (int32_t i = 0; i < nb; ++i) bstart[i] -= bcount[i];
+	if (!split) return -1; /* one island */
+	group_by(pkey, cs->active, na, nb, pcount, pstart, pts); /* each island's points in sweep order */
+	group_by(lab, NULL, nb, nb, bcount, bstart, blist);      /* and its bodies (energy, saved state) */
 	int its = 0;
 	bool moved = false, best = false, start = false;
 	double res = 0.0;
 	st->sweepIsland = lab;
-	for (int32_t a = 0, b; a < na; a = b) {
-		const ibContactRow* c = &cs->pts[cs->islandPts[a]];
-		int32_t r = lab[c->b1] >= 0 ? lab[c->b1] : lab[c->b2];
-		b = -cnt[r] - 1; /* one past its last point */
+	for (int32_t r = 0; r < nb; ++r) {
+		if (pcount[r] == 0) continue;
 		st->sweepId = r;
 		bool m = false;
 		const LoopBodies lb = {blist + bstart[r], bcount[r]};
-		int it = run_points(w, cs, loop, &lb, cs->islandPts + a, b - a, &m);
+		int it = run_points(w, cs, loop, &lb, pts + pstart[r], pcount[r], &m);
 		its = it > its ? it : its;
 		moved = moved || m;
 		best = best || cs->bestRestored;

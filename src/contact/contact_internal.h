@@ -138,9 +138,10 @@ typedef struct ibContactStore {
 	int32_t maskRowsCapacity;
 	int32_t* active; /* ib_contacts_run: the points of the loop's kind, in sweep order */
 	int32_t activeCapacity;
-	int32_t* islandBody; /* ib_contacts_run per island: union-find parents, island labels and point counts per body */
+	int32_t* islandBody; /* ib_contacts_run per island: per body its union-find parent and island label, per island
+	                      * the count and start of its points and bodies, and the bodies grouped by island */
 	int32_t islandBodyCapacity;
-	int32_t* islandPts; /* the active points grouped by island */
+	int32_t* islandPts; /* the active points grouped by island, then each active point's island */
 	int32_t islandPtsCapacity;
 	/* ib_contacts_run with keepBest: body velocities (v, w) and the active points' accN, accVN, accT at the
 	 * sweep with the least kinetic energy, grow-only */

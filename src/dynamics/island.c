@@ -8,6 +8,7 @@
 
 #include "collision/collision_world.h"
 #include "dynamics/sleep.h"
+#include "math/union_find.h"
 #include "joints/joint_internal.h"
 #include "soft/soft_internal.h"
 
@@ -48,25 +49,10 @@ ibSleepStore* ib_sleep_store(ibWorld* w)
 	return ss;
 }
 
-int32_t ib_island_find(ibSleepStore* ss, int32_t i)
-{
-	while (ss->parent[i] != i) {
-		ss->parent[i] = ss->parent[ss->parent[i]];
-		i = ss->parent[i];
-	}
-	return i;
-}
+int32_t ib_island_find(ibSleepStore* ss, int32_t i) { return ib_uf_find(ss->parent, i); }
 
-static void unite(ibSleepStore* ss, int32_t a, int32_t b)
-{
-	a = ib_island_find(ss, a);
-	b = ib_island_find(ss, b);
-	if (a == b) return;
-	if (a < b)
-		ss->parent[b] = a; /* the smaller index is the root: islands come out in body order */
-	else
-		ss->parent[a] = b;
-}
+/* the smaller index is the root: islands come out in body order */
+static void unite(ibSleepStore* ss, int32_t a, int32_t b) { ib_uf_unite_min(ss->parent, a, b); }
 
 static bool moving(const ibBody* b) { return ibLengthSq(b->st.v) > 0.0 || ibLengthSq(b->st.w) > 0.0; }
 

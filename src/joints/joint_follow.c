@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "joints/joint_internal.h"
+#include "math/union_find.h"
 
 enum { FOLLOW_MAX_ROWS = 512, FOLLOW_PASSES = 8 };
 
@@ -100,11 +101,6 @@ static ibFollow* follow_of(ibWorld* w, ibJointStore* st)
 	return f;
 }
 
-static int32_t find(int32_t* p, int32_t i)
-{
-	while (p[i] != i) i = p[i] = p[p[i]];
-	return i;
-}
 
 /* parent[]: the dynamic bodies joined by basic joints, as a union-find forest */
 static void unite(const ibWorld* w, const ibJointStore* st, ibFollow* f)
@@ -113,7 +109,7 @@ static void unite(const ibWorld* w, const ibJointStore* st, ibFollow* f)
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		const ibBasic* c = &st->basics[k];
 		if (!ib_is_dynamic(&w->bodies[c->b1]) || !ib_is_dynamic(&w->bodies[c->b2])) continue;
-		int32_t x = find(f->parent, c->b1), y = find(f->parent, c->b2);
+		int32_t x = ib_uf_find(f->parent, c->b1), y = ib_uf_find(f->parent, c->b2);
 		if (x != y) f->parent[x] = y;
 	}
 }
@@ -122,7 +118,7 @@ static void unite(const ibWorld* w, const ibJointStore* st, ibFollow* f)
 static void mark_roots(const ibWorld* w, ibFollow* f, int32_t r1, int32_t r2)
 {
 	for (int32_t i = 0; i < w->bodyHigh; ++i) {
-		int32_t r = ib_is_dynamic(&w->bodies[i]) ? find(f->parent, i) : -2;
+		int32_t r = ib_is_dynamic(&w->bodies[i]) ? ib_uf_find(f->parent, i) : -2;
 		f->in[i] = r == r1 || r == r2;
 	}
 }
@@ -131,8 +127,8 @@ static void mark_roots(const ibWorld* w, ibFollow* f, int32_t r1, int32_t r2)
 static bool mark_components(const ibWorld* w, const ibJointStore* st, ibFollow* f, int32_t b1, int32_t b2)
 {
 	unite(w, st, f);
-	int32_t r1 = ib_is_dynamic(&w->bodies[b1]) ? find(f->parent, b1) : -1;
-	int32_t r2 = ib_is_dynamic(&w->bodies[b2]) ? find(f->parent, b2) : -1;
+	int32_t r1 = ib_is_dynamic(&w->bodies[b1]) ? ib_uf_find(f->parent, b1) : -1;
+	int32_t r2 = ib_is_dynamic(&w->bodies[b2]) ? ib_uf_find(f->parent, b2) : -1;
 	if (r1 < 0 && r2 < 0) return false;
 	mark_roots(w, f, r1, r2);
 	return true;
@@ -440,7 +436,7 @@ bool ib_joints_project_direct(ibWorld* w, double h, bool position)
 	for (int32_t k = 0; k < st->basicCount; ++k) {
 		const ibBasic* c = &st->basics[k];
 		int32_t b = ib_is_dynamic(&w->bodies[c->b1]) ? c->b1 : c->b2;
-		if (ib_is_dynamic(&w->bodies[b])) f->root[find(f->parent, b)] = 1;
+		if (ib_is_dynamic(&w->bodies[b])) f->root[ib_uf_find(f->parent, b)] = 1;
 	}
 	for (int32_t r = 0; r < w->bodyHigh; ++r) {
 		if (!f->root[r]) continue;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "joints/joint_internal.h"
+#include "math/union_find.h"
 
 ibResult ibWorld_SetGroupSolver(ibWorldId id, int group, ibJointSolver method)
 {
@@ -74,11 +75,6 @@ int ibBody_GetSolverGroup(ibBodyId id)
 	return b ? b->solverGroup : 0;
 }
 
-static int32_t find_root(int32_t* p, int32_t i)
-{
-	while (p[i] != i) i = p[i] = p[p[i]];
-	return i;
-}
 
 static ibSolverClass class_of(ibJointSolver m)
 {
@@ -98,7 +94,7 @@ void ib_joints_island_classes(ibWorld* w, const ibJointStore* st, int8_t* cls, i
 		if (!j->inUse) continue;
 		int32_t a = j->def.bodyA.index1 - 1, b = j->def.bodyB.index1 - 1;
 		if (!ib_is_dynamic(&w->bodies[a]) || !ib_is_dynamic(&w->bodies[b])) continue;
-		int32_t ra = find_root(parent, a), rb = find_root(parent, b);
+		int32_t ra = ib_uf_find(parent, a), rb = ib_uf_find(parent, b);
 		if (ra != rb) parent[ra] = rb;
 	}
 	for (int32_t i = 0; i <= nb; ++i) best[i] = INT32_MAX, seen[i] = 0;
@@ -107,7 +103,7 @@ void ib_joints_island_classes(ibWorld* w, const ibJointStore* st, int8_t* cls, i
 		if (!b->inUse || !ib_is_dynamic(b)) continue;
 		int32_t g = b->solverGroup;
 		if (g >= w->groupMethodCapacity || w->groupMethod[g] < 0) continue;
-		int32_t r = find_root(parent, i);
+		int32_t r = ib_uf_find(parent, i);
 		if (g < best[r]) best[r] = g;
 	}
 	for (int c = 0; c < IB_CLASS_COUNT; ++c) islands[c] = 0;
@@ -121,7 +117,7 @@ void ib_joints_island_classes(ibWorld* w, const ibJointStore* st, int8_t* cls, i
 			cls[i] = (int8_t)def;
 			continue;
 		}
-		int32_t r = find_root(parent, bi);
+		int32_t r = ib_uf_find(parent, bi);
 		ibSolverClass c = best[r] == INT32_MAX ? def : class_of((ibJointSolver)w->groupMethod[best[r]]);
 		cls[i] = (int8_t)c;
 		if (!seen[r]) islands[c]++;
