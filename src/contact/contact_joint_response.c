@@ -209,7 +209,7 @@ void ib_contact_follow_checked(ibWorld* w, ibContactRow* c, const ibContactAcc* 
 		follow_velocity(w, c, h);
 	}
 	if (position) {
-		if (!(w->solver.contact.directFollow && ib_joints_follow_position_direct(w, h, c->b1, c->b2, IB_FOLLOW_NEWTON))) /* (joint_follow.c) */
+		if (!(w->solver.contact.directFollow && ib_joints_follow_position_direct(w, h, c->b1, c->b2))) /* (joint_follow.c) */
 			for (int it = 0; it < IB_CONTACT_JOINT_SWEEPS && ib_joints_position_sweep(w, h); ++it) {}
 	}
 }

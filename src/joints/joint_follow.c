@@ -22,7 +22,7 @@
 #include "joints/joint_internal.h"
 #include "math/union_find.h"
 
-enum { FOLLOW_MAX_ROWS = 512, FOLLOW_PASSES = 8 };
+enum { FOLLOW_MAX_ROWS = 512, FOLLOW_PASSES = 8, FOLLOW_NEWTON = 12 /* Newton steps of a position follow at most */ };
 
 typedef struct ibFollow {
 	int32_t* parent; /* union-find over the bodies (joined by basic joints between dynamic bodies) */
@@ -389,9 +389,9 @@ static bool velocity_marked(ibWorld* w, ibFollow* f, double h, bool probe, bool 
 	return solve_rows(w, f, n, tol);
 }
 
-/* up to `newton` Newton steps on the predicted errors of the marked bodies' position rows; true if they end within their
- * tolerances */
-static bool position_marked(ibWorld* w, ibFollow* f, double h, int newton)
+/* up to FOLLOW_NEWTON Newton steps on the predicted errors of the marked bodies' position rows; true if they end within
+ * their tolerances */
+static bool position_marked(ibWorld* w, ibFollow* f, double h)
 {
 	const double tol = fmin(w->solver.positionTolerance, w->solver.angularTolerance) / h;
 	for (int it = 0;; ++it) {
@@ -400,7 +400,7 @@ static bool position_marked(ibWorld* w, ibFollow* f, double h, int newton)
 		if (!basic_rows(w, w->joints, f, &n, h, &worst) || !ib_limits_position_rows(w, h, f->in, f->rows, &n, FOLLOW_MAX_ROWS, &worst))
 			return false;
 		if (worst <= 1.0) return true;
-		if (it == newton || n == 0 || !solve_rows(w, f, n, tol)) return false;
+		if (it == FOLLOW_NEWTON || n == 0 || !solve_rows(w, f, n, tol)) return false;
 	}
 }
 
@@ -416,11 +416,11 @@ bool ib_joints_probe_direct(ibWorld* w, int32_t b1, int32_t b2)
 	return f && velocity_marked(w, f, 0.0, true, false);
 }
 
-bool ib_joints_follow_position_direct(ibWorld* w, double h, int32_t b1, int32_t b2, int newton)
+bool ib_joints_follow_position_direct(ibWorld* w, double h, int32_t b1, int32_t b2)
 {
 	if (!(h > 0.0) || w->solver.maxCorrectionImpulse > 0.0) return false; /* (a capped impulse: the sweeps' clamp) */
 	ibFollow* f = prepare(w, b1, b2);
-	return f && position_marked(w, f, h, newton);
+	return f && position_marked(w, f, h);
 }
 
 bool ib_joints_project_direct(ibWorld* w, double h, bool position)
@@ -441,7 +441,7 @@ bool ib_joints_project_direct(ibWorld* w, double h, bool position)
 	for (int32_t r = 0; r < w->bodyHigh; ++r) {
 		if (!f->root[r]) continue;
 		mark_roots(w, f, r, -1);
-		if (position ? position_marked(w, f, h, IB_FOLLOW_NEWTON) : velocity_marked(w, f, 0.0, false, true)) any = true;
+		if (position ? position_marked(w, f, h) : velocity_marked(w, f, 0.0, false, true)) any = true;
 	}
 	return any;
 }

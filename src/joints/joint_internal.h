@@ -339,8 +339,7 @@ bool ib_ball_limits_position_rows(ibWorld* w, double h, const uint8_t* in, ibFol
 bool ib_joints_follow_direct(ibWorld* w, double h, int32_t b1, int32_t b2);
 /* the same for the position sweeps that follow it in the contact position loop (ib_joints_position_sweep): Newton steps
  * on the predicted errors with the matrix at t0 */
-bool ib_joints_follow_position_direct(ibWorld* w, double h, int32_t b1, int32_t b2, int newton);
-enum { IB_FOLLOW_NEWTON = 12 }; /* Newton steps of a position follow at most */
+bool ib_joints_follow_position_direct(ibWorld* w, double h, int32_t b1, int32_t b2);
 /* every joint-connected group of dynamic bodies (up to 512 rows each) brought to its joints directly: the position rows
  * by Newton steps on their predicted errors (position, h > 0), else the velocity rows of the velocity correction's phase
  * (ib_limits_follow_rows); groups whose rows all hold are left alone */
