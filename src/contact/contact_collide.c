@@ -335,6 +335,7 @@ ibResult ib_contacts_collide(ibWorld* w, double h)
 	ib_contacts_inherit_anchors(w, cs);
 	for (int32_t k = 0; k < cs->count; ++k)
 		if (cs->pts[k].spec) cs->pts[k].warm = -1; /* apart at t0: no impulse to start from */
+	if (!ib_contacts_note_poses(w, cs)) return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in contact resolution");
 	if (cs->restingCount > w->stats.restingPoints) w->stats.restingPoints = cs->restingCount;
 	return IB_OK;
 }

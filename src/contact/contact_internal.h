@@ -15,6 +15,12 @@
 
 #include "dynamics/world.h"
 
+/* a body's pose (principal frame) */
+typedef struct ibContactPose {
+	ibVec3 s;
+	ibQuat q;
+} ibContactPose;
+
 typedef enum ibContactKind {
 	IB_CONTACT_SEPARATING = 0,
 	IB_CONTACT_RESTING = 1,
@@ -125,6 +131,10 @@ typedef struct ibContactStore {
 	ibMat3* baseJ;
 	uint8_t* baseOk;
 	double* baseWLen; /* |baseW| */
+	/* a linearised prediction as the frame (predS, predT, baseR): R' = E(predT) baseR, E(t) = I + [t]x + [t]x^2 / 2;
+	 * predR holds R' where predRok (computed on demand: the contact points are found from the frame) */
+	ibVec3* predT;
+	uint8_t* predRok;
 	int32_t predCapacity;
 	double predH;
 	/* contact graph (contact_graph.c), grow-only */
@@ -134,6 +144,10 @@ typedef struct ibContactStore {
 	/* ib_contacts_run: per body, the evaluation at which a point of it last moved (grow-only) */
 	int32_t* bodyMoved;
 	int32_t bodyMovedCapacity;
+	/* the bodies' poses when the set was built (ib_contacts_collide): a row's K is of these poses until a
+	 * loop carries its points to others (contact_joint.c carry_points) */
+	ibContactPose* built;
+	int32_t builtCapacity;
 	ibContactMaskRow* maskRows;
 	int32_t maskRowsCapacity;
 	int32_t* active; /* ib_contacts_run: the points of the loop's kind, in sweep order */
@@ -283,6 +297,22 @@ void ib_contact_joint_response_destroy(ibWorld* w, ibContactStore* cs);
 /* Predicted pose of body i after a free step h (cached per velocity version). */
 void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, ibVec3* s, ibMat3* R);
 void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h);
+/* records the bodies' poses of a freshly built set (cs->built); false if out of memory */
+bool ib_contacts_note_poses(ibWorld* w, ibContactStore* cs);
+/* both bodies of c are still at the poses of ib_contacts_note_poses */
+static inline bool ib_contact_at_built_poses(const ibWorld* w, const ibContactStore* cs, const ibContactRow* c)
+{
+	const int32_t i[2] = {c->b1, c->b2};
+	for (int k = 0; k < 2; ++k) {
+		const ibBody* b = &w->bodies[i[k]];
+		if (i[k] >= cs->builtCapacity) return false;
+		const ibContactPose* p = &cs->built[i[k]];
+		if (b->st.s.x != p->s.x || b->st.s.y != p->s.y || b->st.s.z != p->s.z || b->st.q.w != p->q.w ||
+		    b->st.q.x != p->q.x || b->st.q.y != p->q.y || b->st.q.z != p->q.z)
+			return false;
+	}
+	return true;
+}
 
 /* contact_patch.c: the rows g[0..m-1] of one manifold, all sticking, as one 6-dof block in the velocity
  * correction; false (nothing applied) if the block is not admissible, then the points are iterated singly. */

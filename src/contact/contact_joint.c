@@ -20,14 +20,20 @@
 #include "contact/contact_internal.h"
 #include "joints/joint_internal.h"
 
-/* Points, normal and response of a contact joint at the current poses of its bodies. */
-static void carry_points(ibWorld* w, ibContactRow* c)
+/* Points, normal and response of a contact joint at the current poses of its bodies. [IMPL] With keepK
+ * (a position loop at the poses at which the set was built, in a world without joints, whose collision
+ * phase may have left K_eff in K, and on no frozen body), K of the build (at its points, the same to
+ * rounding) is kept: on pyramid20 the position loop's carry cost ~5 % of a step's instructions, most of it
+ * K. */
+static void carry_points(ibWorld* w, ibContactRow* c, bool keepK)
 {
 	const ibBody* x = &w->bodies[c->b1];
 	const ibBody* y = &w->bodies[c->b2];
 	c->n = ib_contact_normal_at(c, x->st.s, &x->R, y->st.s, &y->R);
 	ib_contact_points_at(c, x->st.s, &x->R, y->st.s, &y->R, c->n, &c->a, &c->b);
-	c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
+	if (!keepK || c->kj || c->frozen || !ib_contact_at_built_poses(w, w->contactStore, c)) {
+		c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
+	}
 	c->kinv = 0;
 	double nKn = ibDot(c->n, ibMat3_MulV(c->K, c->n));
 	if (nKn > 0.0) c->nKn = nKn;
@@ -114,18 +120,25 @@ static double correct_point_jointed_impulse(ibWorld* w, ibContactRow* c, double 
 	return err;
 }
 
+enum { IB_CONTACT_LINEAR_ANCHOR = 10 };
+
 /* One correction of one contact joint; returns the remaining error measure (m) before the impulse
  * (0 if within tolerance) and sets *moved if an impulse was applied. */
 static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, double h, double eps, bool* moved)
 {
-	ibVec3 a, b, n;
-	ib_contact_predicted_points(w, cs, c, h, &a, &b, &n);
+	ibVec3 a, b, n, d = IB_VEC3_ZERO;
+	bool fric = c->mus > 0.0 || c->mud > 0.0, stick = fric && c->sticking && !c->kj;
+	if (stick)
+		d = ib_contact_predicted_both(w, cs, c, h, &a, &b, &n);
+	else
+		ib_contact_predicted_points(w, cs, c, h, &a, &b, &n);
 	double g = ibDot(ibSub(a, b), n);
 	c->gap = g;
 	g += c->allowN; /* an old penetration is removed at the recovery speed only */
 	if (c->kj) return correct_point_jointed(w, cs, c, h, eps, g, moved);
 	double err = 0.0, dN = 0.0;
 	bool defer = ib_contact_defers_normal(c);
+	ibVec3 pN = IB_VEC3_ZERO;
 	/* every point is corrected on every sweep (also below eps_d, so that no sub-tolerance bias of the
 	 * sweep order survives the step); the loop ends when no correction exceeded eps_d */
 	if (g < 0.0 || (g > 0.0 && c->accN > 0.0)) {
@@ -133,22 +146,41 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 		if (c->accN + dN < 0.0) dN = -c->accN;
 		if (dN != 0.0) {
 			c->accN += dN;
-			if (!defer) ib_contact_apply(w, c, ibScale(dN, c->n));
+			pN = ibScale(dN, c->n);
+			if (!defer && !stick) ib_contact_apply(w, c, pN);
 			if (fabs(g) > eps) {
 				*moved = true;
 				err = fabs(g);
 			}
 		}
 	}
-	if (c->mus <= 0.0 && c->mud <= 0.0) return err;
+	if (!fric) return err;
 	if (c->sticking) { /* static friction: tangential position correction (§5.3.3), to the anchors */
-		ibVec3 dt = sticking_offset(w, cs, c, h);
-		double l = ibLength(dt);
-		if (!(l > c->allowT)) return err;
-		ibVec3 t = ibScale(1.0 / l, dt);
+		/* [IMPL] the anchors' offset after this sweep's normal impulse pN (applied below, with the friction):
+		 * for a small correction (|g| <= IB_CONTACT_LINEAR_ANCHOR eps_d) from the poses measured before it,
+		 * moved by the impulse's first-order effect -h K pN (K at t0; the anchors are the contact points'
+		 * material points up to their drift since they stuck). The neglected turn is of the order of g^2 / r
+		 * (2e-8 m at g = 10 eps_d = 1e-4 m, r = 0.5 m). Measuring the offset again after pN took a second
+		 * prediction of both bodies per point (~1/3 of a position sweep's instructions on pyramid20). A larger
+		 * correction (a landing) is measured again: always linear, a tilted cube landing at 5 m/s sank
+		 * 4.8e-4 m instead of 1e-5 (test_contact_rain). */
+		if (dN != 0.0 && !(fabs(g) <= IB_CONTACT_LINEAR_ANCHOR * eps)) {
+			ib_contact_apply(w, c, pN);
+			pN = IB_VEC3_ZERO;
+			d = ib_contact_predicted_anchors(w, cs, c, h, &n);
+		}
+		ibVec3 dt = ib_contact_tangential(ibMulAdd(d, -h, ibMat3_MulV(c->K, pN)), n);
+		double l = ibLength(dt), tKt = 0.0;
+		ibVec3 t = IB_VEC3_ZERO;
+		if (l > c->allowT) {
+			t = ibScale(1.0 / l, dt);
+			tKt = ibDot(t, ibMat3_MulV(c->K, t));
+		}
+		if (!(tKt > 0.0)) {
+			if (ibDot(pN, pN) > 0.0) ib_contact_apply(w, c, pN);
+			return err;
+		}
 		l -= c->allowT;
-		double tKt = ibDot(t, ibMat3_MulV(c->K, t));
-		if (!(tKt > 0.0)) return err;
 		double mag = l / (h * tKt);
 		ibVec3 cand = ibMulAdd(c->accT, mag, t);
 		double lim = c->mus * c->accN, lc = ibLength(cand);
@@ -167,7 +199,7 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 		} else {
 			c->coneHits = 0;
 		}
-		ib_contact_apply(w, c, ibSub(cand, c->accT));
+		ib_contact_apply2(w, c, pN, ibSub(cand, c->accT));
 		c->accT = cand;
 		if (l <= eps) return err;
 		*moved = true;
@@ -278,13 +310,14 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 	if (cs->restingCount == 0) return;
 	const ibContactSettings* set = &w->solver.contact;
 	ib_contact_invalidate_prediction(w, cs, h);
+	const bool keepK = !(w->joints && w->joints->basicCount > 0);
 	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactRow* c = &cs->pts[k];
 		c->accN = 0.0;
 		c->accT = IB_VEC3_ZERO;
 		c->coneHits = 0;
 		if (c->kind != IB_CONTACT_RESTING) continue;
-		carry_points(w, c); /* the points at the current instant (a redone or midpoint step moved them) */
+		carry_points(w, c, keepK); /* the points at the current instant (a redone or midpoint step moved them) */
 		/* errors present at t0 are removed at IB_CONTACT_RECOVERY_SPEED at most: corrected within a
 		 * tiny (time-of-contact) sub-step they would become huge velocities */
 		double rec = IB_CONTACT_RECOVERY_SPEED * h;
@@ -450,7 +483,7 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 		ibContactRow* c = &cs->pts[k];
 		c->patchOk = false;
 		if (c->kind != IB_CONTACT_RESTING) continue;
-		carry_points(w, c); /* contact points at t0+h, carried with their bodies */
+		carry_points(w, c, false); /* contact points at t0+h, carried with their bodies */
 		/* a speculative point still apart at t0+h is no contact (contact_speculative.c) */
 		if (c->spec)
 			c->spec = ibDot(ibSub(c->a, c->b), c->n) > w->collisionSettings.contactTolerance ? 2 : 1;

@@ -34,6 +34,7 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_free(w, cs->order, (size_t)cs->orderCapacity * sizeof(int32_t));
 	ib_free(w, cs->levelStart, (size_t)cs->levelStartCapacity * sizeof(int32_t));
 	ib_free(w, cs->bodyMoved, (size_t)cs->bodyMovedCapacity * sizeof(int32_t));
+	ib_free(w, cs->built, (size_t)cs->builtCapacity * sizeof(ibContactPose));
 	ib_free(w, cs->jointed, (size_t)cs->jointedCapacity);
 	ib_free(w, cs->maskRows, (size_t)cs->maskRowsCapacity * sizeof(ibContactMaskRow));
 	ib_free(w, cs->active, (size_t)cs->activeCapacity * sizeof(int32_t));
@@ -44,9 +45,9 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_free(w, cs->predS, (size_t)cs->predCapacity * sizeof(ibVec3));
 	ib_free(w, cs->predR, (size_t)cs->predCapacity * sizeof(ibMat3));
 	ib_free(w, cs->predVer, (size_t)cs->predCapacity * sizeof(uint32_t));
-	ib_free(w, cs->baseS, (size_t)cs->predCapacity * 3 * sizeof(ibVec3));
+	ib_free(w, cs->baseS, (size_t)cs->predCapacity * 4 * sizeof(ibVec3));
 	ib_free(w, cs->baseR, (size_t)cs->predCapacity * 2 * sizeof(ibMat3));
-	ib_free(w, cs->baseOk, (size_t)cs->predCapacity * sizeof(uint8_t));
+	ib_free(w, cs->baseOk, (size_t)cs->predCapacity * 2 * sizeof(uint8_t));
 	ib_free(w, cs->baseWLen, (size_t)cs->predCapacity * sizeof(double));
 	ib_contact_patch_destroy(w, cs);
 	ib_contacts_direct_destroy(w, cs);
@@ -85,6 +86,13 @@ double ib_contact_resting_speed(const ibWorld* w)
 static ibMat3 point_response(const ibBody* b, ibVec3 r)
 {
 	if (!ib_is_dynamic(b)) return ibMat3_Zero();
+	const ibVec3 P = b->invInertiaP;
+	if (P.x == P.y && P.x == P.z) { /* equal principal moments (cubes, spheres): J^-1 = d E (R d E R^T to
+		                             * rounding), K = E/m + d (|r|^2 E - r r^T), symmetric */
+		const double d = P.x, g = b->invMass + d * ibDot(r, r);
+		const double xy = -d * r.x * r.y, xz = -d * r.x * r.z, yz = -d * r.y * r.z;
+		return (ibMat3){{{g - d * r.x * r.x, xy, xz}, {xy, g - d * r.y * r.y, yz}, {xz, yz, g - d * r.z * r.z}}};
+	}
 	/* K = E/m - [r]x J^-1 [r]x, the products of ibMat3_Mul without its terms with the zeros of [r]x (the
 	 * same sums: x + 0 = x) */
 	const ibMat3* J = &b->invInertiaW;
@@ -147,6 +155,38 @@ static bool turns_fast(const ibWorld* w, const ibContactRow* c, double h)
 	return (ib_is_dynamic(x) && ibLengthSq(x->st.w) > t2) || (ib_is_dynamic(y) && ibLengthSq(y->st.w) > t2);
 }
 
+static void predict_body(ibWorld* w, ibContactStore* cs, int32_t i, double h);
+
+/* A predicted pose as a frame: a principal-frame vector l is at R0 l + t x (R0 l + t x R0 l / 2) (E(t) R0 l
+ * without forming E(t) R0), a point at s + that */
+typedef struct PredFrame {
+	ibVec3 s, t;
+	const ibMat3* R0;
+	bool turn; /* t != 0 */
+} PredFrame;
+
+static inline PredFrame pred_frame(ibWorld* w, ibContactStore* cs, int32_t i, double h)
+{
+	predict_body(w, cs, i, h);
+	bool turn = !cs->predRok[i];
+	return (PredFrame){cs->predS[i], turn ? cs->predT[i] : IB_VEC3_ZERO, turn ? &cs->baseR[i] : &cs->predR[i], turn};
+}
+
+static inline ibVec3 frame_dir(const PredFrame* f, ibVec3 l)
+{
+	ibVec3 L = ibMat3_MulV(*f->R0, l);
+	if (!f->turn) return L;
+	return ibAdd(L, ibCross(f->t, ibMulAdd(L, 0.5, ibCross(f->t, L))));
+}
+
+static inline ibVec3 frame_point(const PredFrame* f, ibVec3 l) { return ibAdd(f->s, frame_dir(f, l)); }
+
+/* [IMPL] a row of two carried material points whose normal turns with one body (box and hull faces, edges
+ * and corners: nBody 1 or 2) is measured on the frames; others on the matrices R' (ib_contact_normal_at,
+ * ib_contact_points_at). The position sweeps and the direct solve measure every point after every impulse:
+ * forming R' = E(t) R0 of both bodies per measurement was ~60 % of a sweep's instructions (pyramid20). */
+static inline bool frame_row(const ibContactRow* c) { return !(c->rad1 > 0.0) && !(c->rad2 > 0.0) && c->nBody < 3; }
+
 /* The bodies' predicted poses at t0+h and the normal there: false where a body turns fast (turns_fast),
  * which the callers take to first order from t0 instead */
 typedef struct PredPoses {
@@ -168,6 +208,13 @@ static bool predicted_poses(ibWorld* w, ibContactStore* cs, const ibContactRow* 
 
 void ib_contact_predicted_points(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n)
 {
+	if (frame_row(c) && !turns_fast(w, c, h)) {
+		PredFrame f1 = pred_frame(w, cs, c->b1, h), f2 = pred_frame(w, cs, c->b2, h);
+		*n = frame_dir(c->nBody == 1 ? &f1 : &f2, c->ln);
+		*a = frame_point(&f1, c->la);
+		*b = frame_point(&f2, c->lb);
+		return;
+	}
 	PredPoses p;
 	if (predicted_poses(w, cs, c, h, &p, n)) {
 		ib_contact_points_at(c, p.s1, &p.R1, p.s2, &p.R2, *n, a, b);
@@ -187,6 +234,11 @@ static ibVec3 anchors_first_order(const ibWorld* w, const ibContactRow* c, doubl
 
 ibVec3 ib_contact_predicted_anchors(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* n)
 {
+	if (frame_row(c) && !turns_fast(w, c, h)) {
+		PredFrame f1 = pred_frame(w, cs, c->b1, h), f2 = pred_frame(w, cs, c->b2, h);
+		*n = frame_dir(c->nBody == 1 ? &f1 : &f2, c->ln);
+		return ibSub(frame_point(&f2, c->tb), frame_point(&f1, c->ta));
+	}
 	PredPoses p;
 	return predicted_poses(w, cs, c, h, &p, n) ? ib_contact_anchor_offset(w, c, h, p.s1, &p.R1, p.s2, &p.R2)
 	                                           : anchors_first_order(w, c, h);
@@ -196,6 +248,13 @@ ibVec3 ib_contact_predicted_anchors(ibWorld* w, ibContactStore* cs, const ibCont
  * evaluation of each): *a, *b, *n as the first, the anchors' offset as the second returns */
 ibVec3 ib_contact_predicted_both(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n)
 {
+	if (frame_row(c) && !turns_fast(w, c, h)) {
+		PredFrame f1 = pred_frame(w, cs, c->b1, h), f2 = pred_frame(w, cs, c->b2, h);
+		*n = frame_dir(c->nBody == 1 ? &f1 : &f2, c->ln);
+		*a = frame_point(&f1, c->la);
+		*b = frame_point(&f2, c->lb);
+		return ibSub(frame_point(&f2, c->tb), frame_point(&f1, c->ta));
+	}
 	PredPoses p;
 	if (!predicted_poses(w, cs, c, h, &p, n)) {
 		ib_contact_predicted_points(w, cs, c, h, a, b, n);
@@ -251,6 +310,13 @@ void ib_contact_apply2(ibWorld* w, const ibContactRow* c, ibVec3 p1, ibVec3 p2)
 	if (q > cs->sweepMax2) cs->sweepMax2 = q;
 	ibVec3 p = ibAdd(p1, p2);
 	if (ibDot(p, p) > 0.0) apply_bodies(w, c, p);
+}
+
+bool ib_contacts_note_poses(ibWorld* w, ibContactStore* cs)
+{
+	if (!ib_grow_raw(w, (void**)&cs->built, &cs->builtCapacity, w->bodyHigh, sizeof(ibContactPose))) return false;
+	for (int32_t i = 0; i < w->bodyHigh; ++i) cs->built[i] = (ibContactPose){w->bodies[i].st.s, w->bodies[i].st.q};
+	return true;
 }
 
 void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h)
@@ -332,38 +398,53 @@ static bool predict_linear(ibContactStore* cs, const ibBody* b, int32_t i, doubl
 	if (da2 > 0.0) { /* exp([t]x) = I + [t]x + [t]x^2 / 2 to |t|^3 / 6 < 5e-12 */
 		ibVec3 t = ibScale(h, dw);
 		if (jl) t = ibMat3_MulV(cs->baseJ[i], t); /* |J_l| <= 1 */
-		ibMat3 S = ibMat3_Skew(t), E = ibMat3_Add(S, ibMat3_Scale(0.5, skew_square(t)));
-		for (int k = 0; k < 3; ++k) E.m[k][k] += 1.0;
-		cs->predR[i] = ibMat3_Mul(E, cs->baseR[i]);
+		cs->predT[i] = t;
+		cs->predRok[i] = 0; /* R' on demand (rotation_of) */
 	} else {
 		cs->predR[i] = cs->baseR[i];
+		cs->predRok[i] = 1;
 	}
 	return true;
 }
 
-void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, ibVec3* s, ibMat3* R)
+/* body i's predicted pose brought up to its velocities (predS; the rotation as predR, or as the frame
+ * predT, baseR while !predRok) */
+static void predict_body(ibWorld* w, ibContactStore* cs, int32_t i, double h)
 {
 	const ibBody* b = &w->bodies[i];
-	if (cs->predVer[i] != b->velVersion || cs->predH != h) {
-		if (b->type == IB_BODY_STATIC) {
-			cs->predS[i] = b->st.s;
-			cs->predR[i] = b->R;
-		} else if (!predict_linear(cs, b, i, h)) {
-			ibQuat q;
-			ib_predict_pose(w, b, h, &cs->predS[i], &q);
-			cs->predR[i] = ibMat3_FromQuat(q);
-			cs->baseS[i] = cs->predS[i];
-			cs->baseR[i] = cs->predR[i];
-			cs->baseV[i] = b->st.v;
-			cs->baseW[i] = b->st.w;
-			cs->baseWLen[i] = ibLength(b->st.w);
-			cs->baseOk[i] = 1;
-			if (spherical_rotation(b)) {
-				cs->baseJ[i] = ib_contact_left_jacobian(ibScale(h, b->st.w));
-				cs->baseOk[i] = 2;
-			}
+	if (cs->predVer[i] == b->velVersion && cs->predH == h) return;
+	if (b->type == IB_BODY_STATIC) {
+		cs->predS[i] = b->st.s;
+		cs->predR[i] = b->R;
+		cs->predRok[i] = 1;
+	} else if (!predict_linear(cs, b, i, h)) {
+		ibQuat q;
+		ib_predict_pose(w, b, h, &cs->predS[i], &q);
+		cs->predR[i] = ibMat3_FromQuat(q);
+		cs->predRok[i] = 1;
+		cs->baseS[i] = cs->predS[i];
+		cs->baseR[i] = cs->predR[i];
+		cs->baseV[i] = b->st.v;
+		cs->baseW[i] = b->st.w;
+		cs->baseWLen[i] = ibLength(b->st.w);
+		cs->baseOk[i] = 1;
+		if (spherical_rotation(b)) {
+			cs->baseJ[i] = ib_contact_left_jacobian(ibScale(h, b->st.w));
+			cs->baseOk[i] = 2;
 		}
-		cs->predVer[i] = b->velVersion;
+	}
+	cs->predVer[i] = b->velVersion;
+}
+
+void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, ibVec3* s, ibMat3* R)
+{
+	predict_body(w, cs, i, h);
+	if (!cs->predRok[i]) {
+		ibVec3 t = cs->predT[i];
+		ibMat3 S = ibMat3_Skew(t), E = ibMat3_Add(S, ibMat3_Scale(0.5, skew_square(t)));
+		for (int k = 0; k < 3; ++k) E.m[k][k] += 1.0;
+		cs->predR[i] = ibMat3_Mul(E, cs->baseR[i]);
+		cs->predRok[i] = 1;
 	}
 	*s = cs->predS[i];
 	*R = cs->predR[i];
@@ -391,28 +472,28 @@ static bool grow_prediction(ibWorld* w, ibContactStore* cs)
 	ibVec3* s = ib_alloc(w, (size_t)cap * sizeof(ibVec3));
 	ibMat3* R = ib_alloc(w, (size_t)cap * sizeof(ibMat3));
 	uint32_t* v = ib_alloc(w, (size_t)cap * sizeof(uint32_t));
-	ibVec3* bs = ib_alloc(w, (size_t)cap * 3 * sizeof(ibVec3));
+	ibVec3* bs = ib_alloc(w, (size_t)cap * 4 * sizeof(ibVec3)); /* baseS, baseV, baseW, predT */
 	ibMat3* bR = ib_alloc(w, (size_t)cap * 2 * sizeof(ibMat3)); /* baseR, baseJ */
-	uint8_t* ok = ib_alloc(w, (size_t)cap * sizeof(uint8_t));
+	uint8_t* ok = ib_alloc(w, (size_t)cap * 2 * sizeof(uint8_t)); /* baseOk, predRok */
 	double* wl = ib_alloc(w, (size_t)cap * sizeof(double));
 	if (!s || !R || !v || !bs || !bR || !ok || !wl) {
 		ib_free(w, s, (size_t)cap * sizeof(ibVec3));
 		ib_free(w, R, (size_t)cap * sizeof(ibMat3));
 		ib_free(w, v, (size_t)cap * sizeof(uint32_t));
-		ib_free(w, bs, (size_t)cap * 3 * sizeof(ibVec3));
+		ib_free(w, bs, (size_t)cap * 4 * sizeof(ibVec3));
 		ib_free(w, bR, (size_t)cap * 2 * sizeof(ibMat3));
-		ib_free(w, ok, (size_t)cap * sizeof(uint8_t));
+		ib_free(w, ok, (size_t)cap * 2 * sizeof(uint8_t));
 		ib_free(w, wl, (size_t)cap * sizeof(double));
 		return false;
 	}
 	ib_free(w, cs->predS, (size_t)cs->predCapacity * sizeof(ibVec3));
 	ib_free(w, cs->predR, (size_t)cs->predCapacity * sizeof(ibMat3));
 	ib_free(w, cs->predVer, (size_t)cs->predCapacity * sizeof(uint32_t));
-	ib_free(w, cs->baseS, (size_t)cs->predCapacity * 3 * sizeof(ibVec3));
+	ib_free(w, cs->baseS, (size_t)cs->predCapacity * 4 * sizeof(ibVec3));
 	ib_free(w, cs->baseR, (size_t)cs->predCapacity * 2 * sizeof(ibMat3));
-	ib_free(w, cs->baseOk, (size_t)cs->predCapacity * sizeof(uint8_t));
+	ib_free(w, cs->baseOk, (size_t)cs->predCapacity * 2 * sizeof(uint8_t));
 	ib_free(w, cs->baseWLen, (size_t)cs->predCapacity * sizeof(double));
-	memset(ok, 0, (size_t)cap * sizeof(uint8_t));
+	memset(ok, 0, (size_t)cap * 2 * sizeof(uint8_t));
 	memset(v, 0, (size_t)cap * sizeof(uint32_t));
 	cs->predS = s;
 	cs->predR = R;
@@ -420,9 +501,11 @@ static bool grow_prediction(ibWorld* w, ibContactStore* cs)
 	cs->baseS = bs;
 	cs->baseV = bs + cap;
 	cs->baseW = bs + 2 * cap;
+	cs->predT = bs + 3 * cap;
 	cs->baseR = bR;
 	cs->baseJ = bR + cap;
 	cs->baseOk = ok;
+	cs->predRok = ok + cap;
 	cs->baseWLen = wl;
 	cs->predCapacity = cap;
 	return true;
