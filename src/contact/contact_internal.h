@@ -148,6 +148,9 @@ typedef struct ibContactStore {
 	 * loop carries its points to others (contact_joint.c carry_points) */
 	ibContactPose* built;
 	int32_t builtCapacity;
+	/* per body: impulse sum and its moment about the centre of mass, 2 per body (ib_contacts_sum_*) */
+	ibVec3* sum;
+	int32_t sumCapacity;
 	ibContactMaskRow* maskRows;
 	int32_t maskRowsCapacity;
 	int32_t* active; /* ib_contacts_run: the points of the loop's kind, in sweep order */
@@ -297,6 +300,15 @@ void ib_contact_joint_response_destroy(ibWorld* w, ibContactStore* cs);
 /* Predicted pose of body i after a free step h (cached per velocity version). */
 void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, ibVec3* s, ibMat3* R);
 void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h);
+/* Impulses of many points applied as one impulse and moment per body (a warm start: each point's impulse
+ * otherwise updated both bodies' velocities): begin (false: out of memory, apply them singly), add with
+ * ib_contact_apply's semantics (+p at a on body 1, -p at b on body 2, frozen sides left out), flush. */
+bool ib_contacts_sum_begin(ibWorld* w, ibContactStore* cs);
+/* impulses p[i] at the rows g[0..m-1] of one manifold (the same two bodies, none frozen), as one impulse and
+ * moment per body */
+void ib_contact_apply_group(ibWorld* w, const ibContactRow* g, int m, const ibVec3* p);
+void ib_contacts_sum_add(ibWorld* w, ibContactStore* cs, const ibContactRow* c, ibVec3 p);
+void ib_contacts_sum_flush(ibWorld* w, ibContactStore* cs);
 /* records the bodies' poses of a freshly built set (cs->built); false if out of memory */
 bool ib_contacts_note_poses(ibWorld* w, ibContactStore* cs);
 /* both bodies of c are still at the poses of ib_contacts_note_poses */

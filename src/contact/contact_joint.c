@@ -246,6 +246,10 @@ static void warm_start(ibWorld* w, ibContactStore* cs, double h, bool velocity)
 	 * step subdivision) they say little: no warm start then */
 	double scale = h / cs->prevH;
 	if (!(scale >= 0.5 && scale <= 2.0)) return;
+	/* [IMPL] applied as one impulse per body at the end (ib_contacts_sum_*): a sliding point's friction
+	 * (warm_friction) is then measured at the loop's starting velocities, not after the warm impulses of the
+	 * points before it */
+	const bool batch = ib_contacts_sum_begin(w, cs);
 	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactRow* c = &cs->pts[k];
 		if (c->kind != IB_CONTACT_RESTING || c->warm < 0) continue;
@@ -270,8 +274,12 @@ static void warm_start(ibWorld* w, ibContactStore* cs, double h, bool velocity)
 			c->accT = ibAdd(c->accT, pT);
 		}
 		if (c->mus <= 0.0 && c->mud <= 0.0) pT = IB_VEC3_ZERO, c->accT = IB_VEC3_ZERO;
-		ib_contact_apply(w, c, ibMulAdd(pT, dN, c->n));
+		if (batch)
+			ib_contacts_sum_add(w, cs, c, ibMulAdd(pT, dN, c->n));
+		else
+			ib_contact_apply(w, c, ibMulAdd(pT, dN, c->n));
 	}
+	if (batch) ib_contacts_sum_flush(w, cs);
 }
 
 typedef struct RestCtx {

@@ -246,15 +246,17 @@ bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, 
 	double N[IB_CONTACT_PATCH_MAX];
 	ibVec3 T[IB_CONTACT_PATCH_MAX];
 	if (ib_contact_patch_loads(gp, &pg, F, M, N, T) != 1) return false; /* the points decide one by one */
+	ibVec3 dp[IB_CONTACT_PATCH_MAX];
 	for (int i = 0; i < m; ++i) {
 		ibContactRow* q = &g[i];
 		ibVec3 T0 = ib_contact_tangential(q->accT, n);
 		double dN = N[i] - q->accN;
-		ib_contact_apply(w, q, ibMulAdd(ibSub(T[i], T0), dN, n));
+		dp[i] = ibMulAdd(ibSub(T[i], T0), dN, n);
 		q->accN = N[i];
 		q->accVN += dN;
 		q->accT = T[i];
 	}
+	ib_contact_apply_group(w, g, m, dp);
 	if (err > tol) *moved = true;
 	return true;
 }

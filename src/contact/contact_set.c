@@ -35,6 +35,7 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_free(w, cs->levelStart, (size_t)cs->levelStartCapacity * sizeof(int32_t));
 	ib_free(w, cs->bodyMoved, (size_t)cs->bodyMovedCapacity * sizeof(int32_t));
 	ib_free(w, cs->built, (size_t)cs->builtCapacity * sizeof(ibContactPose));
+	ib_free(w, cs->sum, (size_t)cs->sumCapacity * sizeof(ibVec3));
 	ib_free(w, cs->jointed, (size_t)cs->jointedCapacity);
 	ib_free(w, cs->maskRows, (size_t)cs->maskRowsCapacity * sizeof(ibContactMaskRow));
 	ib_free(w, cs->active, (size_t)cs->activeCapacity * sizeof(int32_t));
@@ -310,6 +311,60 @@ void ib_contact_apply2(ibWorld* w, const ibContactRow* c, ibVec3 p1, ibVec3 p2)
 	if (q > cs->sweepMax2) cs->sweepMax2 = q;
 	ibVec3 p = ibAdd(p1, p2);
 	if (ibDot(p, p) > 0.0) apply_bodies(w, c, p);
+}
+
+bool ib_contacts_sum_begin(ibWorld* w, ibContactStore* cs)
+{
+	if (!ib_grow_raw(w, (void**)&cs->sum, &cs->sumCapacity, 2 * w->bodyHigh, sizeof(ibVec3))) return false;
+	memset(cs->sum, 0, 2 * (size_t)w->bodyHigh * sizeof(ibVec3));
+	return true;
+}
+
+void ib_contacts_sum_add(ibWorld* w, ibContactStore* cs, const ibContactRow* c, ibVec3 p)
+{
+	double p2 = ibDot(p, p);
+	if (p2 > cs->sweepMax2) cs->sweepMax2 = p2;
+	const ibBody *x = &w->bodies[c->b1], *y = &w->bodies[c->b2];
+	if (c->frozen != 1 && ib_is_dynamic(x)) {
+		cs->sum[2 * c->b1] = ibAdd(cs->sum[2 * c->b1], p);
+		cs->sum[2 * c->b1 + 1] = ibAdd(cs->sum[2 * c->b1 + 1], ibCross(ibSub(c->a, x->st.s), p));
+	}
+	if (c->frozen != 2 && ib_is_dynamic(y)) {
+		cs->sum[2 * c->b2] = ibSub(cs->sum[2 * c->b2], p);
+		cs->sum[2 * c->b2 + 1] = ibSub(cs->sum[2 * c->b2 + 1], ibCross(ibSub(c->b, y->st.s), p));
+	}
+}
+
+static void apply_sum(ibBody* b, ibVec3 P, ibVec3 L)
+{
+	b->velVersion++;
+	b->st.v = ibMulAdd(b->st.v, b->invMass, P);
+	b->st.w = ibAdd(b->st.w, ibMat3_MulV(b->invInertiaW, L));
+}
+
+void ib_contact_apply_group(ibWorld* w, const ibContactRow* g, int m, const ibVec3* p)
+{
+	ibContactStore* cs = w->contactStore;
+	ibBody *x = &w->bodies[g[0].b1], *y = &w->bodies[g[0].b2];
+	ibVec3 P = IB_VEC3_ZERO, L1 = IB_VEC3_ZERO, L2 = IB_VEC3_ZERO;
+	for (int i = 0; i < m; ++i) {
+		double p2 = ibDot(p[i], p[i]);
+		if (p2 > cs->sweepMax2) cs->sweepMax2 = p2;
+		P = ibAdd(P, p[i]);
+		L1 = ibAdd(L1, ibCross(ibSub(g[i].a, x->st.s), p[i]));
+		L2 = ibSub(L2, ibCross(ibSub(g[i].b, y->st.s), p[i]));
+	}
+	if (ib_is_dynamic(x)) apply_sum(x, P, L1);
+	if (ib_is_dynamic(y)) apply_sum(y, ibNeg(P), L2);
+}
+
+void ib_contacts_sum_flush(ibWorld* w, ibContactStore* cs)
+{
+	for (int32_t i = 0; i < w->bodyHigh; ++i) {
+		ibVec3 P = cs->sum[2 * i], L = cs->sum[2 * i + 1];
+		if (P.x == 0.0 && P.y == 0.0 && P.z == 0.0 && L.x == 0.0 && L.y == 0.0 && L.z == 0.0) continue;
+		apply_sum(&w->bodies[i], P, L);
+	}
 }
 
 bool ib_contacts_note_poses(ibWorld* w, ibContactStore* cs)
