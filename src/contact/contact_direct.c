@@ -180,7 +180,7 @@ static bool grow_d(ibWorld* w, double** a, int32_t* cap, int32_t need) { return 
 /* mode of a point in this loop's system (D->mode), bits: MODE_NORMAL = normal row only (its friction
  * left to the sweeps), MODE_OUT = left out (to the sweeps), MODE_SINGLE = not part of a face block */
 enum { MODE_NORMAL = 1, MODE_OUT = 2, MODE_SINGLE = 4 };
-static bool point_ok(const ibContactRow* c) { return c->kind == IB_CONTACT_RESTING && c->spec == 0 && !c->frozen; }
+static bool point_ok(const ibContactRow* c) { return c->kind == IB_CONTACT_RESTING && c->spec == 0 && !c->frozen && !c->lift; }
 
 /* [IMPL] a point may be held as sticking by the direct solve if it sticks, or slides slower than
  * IB_CONTACT_STICK_SPEED * eps_rc at its velocity when the solve runs (classification noise: with eps_v =

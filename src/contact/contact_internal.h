@@ -53,6 +53,9 @@ typedef struct ibContactRow {
 	double gap;         /* last predicted gap (a' - b')·n' (m); < 0 penetration */
 	double allowN, allowT; /* penetration / static-friction offset allowed to remain at t0+h (recovery speed) */
 	uint8_t kind;       /* ibContactKind */
+	uint8_t lift;       /* separating at t0, but slower than the step's gravity can turn round (contact_collide.c):
+	                     * a contact joint all the same (1); 2 = idle in this velocity loop (apart at t0+h without
+	                     * a position impulse) */
 	uint8_t spec;       /* speculative point (contact_speculative.c): apart by more than eps_c at t0; never a
 	                     * collision, a contact joint only where it closes; 2 = idle in this velocity loop;
 	                     * 3 = of an approaching pair: a collision only to the approach that closes its gap in h */

@@ -391,7 +391,7 @@ static bool velocity_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void
 static bool velocity_point_free(ibWorld* w, ibContactStore* cs, ibContactRow* c, void* ctx)
 {
 	const RestCtx* x = ctx;
-	if (c->kind != IB_CONTACT_RESTING || c->spec == 2) return false;
+	if (c->kind != IB_CONTACT_RESTING || c->spec == 2 || c->lift == 2) return false;
 	bool moved = false;
 	if (c->gIdx == 0 && c->gCount >= 3 && !c->kj) { /* the whole face contact as one block (contact_patch.c;
 		                                                * not with a joint system's response) */
@@ -472,7 +472,7 @@ static double velocity_residual(const ibWorld* w, const ibContactStore* cs)
 	double r = 0.0;
 	for (int32_t k = 0; k < cs->count; ++k) {
 		const ibContactRow* c = &cs->pts[k];
-		if (c->kind != IB_CONTACT_RESTING || c->spec == 2) continue;
+		if (c->kind != IB_CONTACT_RESTING || c->spec == 2 || c->lift == 2) continue;
 		ibVec3 u = ib_contact_rel_velocity(w, c);
 		double un = ibDot(u, c->n), e = un < 0.0 ? -un : c->accN > 0.0 ? un : 0.0;
 		if (c->sticking && c->mus > 0.0 && ibLength(c->accT) < c->mus * c->accN * (1.0 - 1e-9))
@@ -492,9 +492,12 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 		c->patchOk = false;
 		if (c->kind != IB_CONTACT_RESTING) continue;
 		carry_points(w, c, false); /* contact points at t0+h, carried with their bodies */
-		/* a speculative point still apart at t0+h is no contact (contact_speculative.c) */
+		/* a speculative point still apart at t0+h is no contact (contact_speculative.c), nor a lifting one
+		 * (contact_collide.c) apart at t0+h that took no position impulse */
 		if (c->spec)
 			c->spec = ibDot(ibSub(c->a, c->b), c->n) > w->collisionSettings.contactTolerance ? 2 : 1;
+		if (c->lift)
+			c->lift = c->accN == 0.0 && ibDot(ibSub(c->a, c->b), c->n) > w->collisionSettings.contactTolerance ? 2 : 1;
 		c->accVN = 0.0;
 		c->wVT = c->accT; /* the friction impulse before this loop */
 	}

@@ -200,7 +200,7 @@ bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, 
 {
 	if (m < 3 || m > IB_CONTACT_PATCH_MAX || !cs->patchL || (g - cs->pts) + m > cs->count) return false;
 	for (int i = 0; i < m; ++i)
-		if (g[i].kind != IB_CONTACT_RESTING || !g[i].sticking || !(g[i].mus > 0.0) || g[i].frozen) return false;
+		if (g[i].kind != IB_CONTACT_RESTING || !g[i].sticking || !(g[i].mus > 0.0) || g[i].frozen || g[i].lift == 2) return false;
 	const ibBody* x = &w->bodies[g[0].b1];
 	const ibBody* y = &w->bodies[g[0].b2];
 	const ibContactRow* gp[IB_CONTACT_PATCH_MAX];
