@@ -825,8 +825,9 @@ static bool within(ibWorld* w, ibContactStore* cs, double h, bool velocity, doub
 			continue;
 		}
 		ibVec3 e = velocity ? ib_contact_rel_velocity(w, c) : position_error(w, cs, c, h, true);
-		if (!(ibLength(e) <= lim)) return false;
-		*worst = fmax(*worst, ibLength(e));
+		double l = ibLength(e);
+		if (!(l <= lim)) return false;
+		if (l > *worst) *worst = l; /* (finite here) */
 	}
 	return true;
 }

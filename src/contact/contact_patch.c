@@ -65,10 +65,10 @@ void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs)
 	cs->patchCapacity = 0;
 }
 
-/* Cholesky factor L (row-major 6x6, lower part) of the symmetric positive definite A; false if not positive definite */
+/* Cholesky factor L (row-major 6x6, lower part; the strictly upper part is neither written nor read) of the
+ * symmetric positive definite A; false if not positive definite */
 static bool factor6(double A[6][6], double* L)
 {
-	for (int i = 0; i < 36; ++i) L[i] = 0.0;
 	for (int i = 0; i < 6; ++i) {
 		for (int j = 0; j <= i; ++j) {
 			double s = A[i][j];
