@@ -282,6 +282,20 @@ static int polygon(const Feature* f, ibClipPoint* p, double eps, double width)
 	return len2(p[1].x - p[0].x, p[1].y - p[0].y) <= eps ? 1 : 2;
 }
 
+/* A corner of the feature on the line x + s dir (to the lift's allowance): its s. A region vertex that is a corner
+ * lies on the box by construction, where lift() can miss it by rounding (manifold.c vertex_lift). */
+static inline bool corner_lift(const Feature* f, ibVec3 x, ibVec3 dir, double* s)
+{
+	for (int k = 0; k < f->count; ++k) {
+		ibVec3 r = ibSub(f->corner[f->id[k]], x);
+		double t = ibDot(r, dir);
+		if (!(ibLength(ibMulAdd(r, -t, dir)) <= f->eps)) continue;
+		*s = t;
+		return true;
+	}
+	return false;
+}
+
 /* The line x + s dir (dir = -n for A, n for B) against the box: the contact side's parameter. The box
  * case of ib_feature_lift (support_feature.c: slabs, points near a side moved inside for lines nearly
  * parallel to it, rounding allowed at the boundary) with its arithmetic, without the feature struct. */
@@ -415,7 +429,8 @@ int ib_box_box_manifold(const ibConvex* a, const ibConvex* b, double tolerance, 
 		ibVec3 xa = ibAdd(o, ibAdd(ibScale(clip[i].x, t1), ibScale(clip[i].y, t2)));
 		ibVec3 xb = onB == clip ? xa : ibAdd(o, ibAdd(ibScale(onB[i].x, t1), ibScale(onB[i].y, t2)));
 		double nearA, nearB;
-		if (!lift(a, &fa, xa, &nearA) || !lift(b, &fb, xb, &nearB)) continue;
+		if (!lift(a, &fa, xa, &nearA) && !corner_lift(&fa, xa, dA, &nearA)) continue;
+		if (!lift(b, &fb, xb, &nearB) && !corner_lift(&fb, xb, n, &nearB)) continue;
 		ibVec3 pA = ibMulAdd(xa, nearA, dA), pB = ibMulAdd(xb, nearB, n);
 		double sep = ibDot(ibSub(pA, pB), n);
 		if (!(sep <= tolerance) || beyond(ib_fmax(sep, 0.0), ibMulAdd(ibSub(pA, pB), -sep, n), thr, thr2Lo, thr2Hi))
