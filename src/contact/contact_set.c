@@ -188,6 +188,22 @@ static inline ibVec3 frame_point(const PredFrame* f, ibVec3 l) { return ibAdd(f-
  * forming R' = E(t) R0 of both bodies per measurement was ~60 % of a sweep's instructions (pyramid20). */
 static inline bool frame_row(const ibContactRow* c) { return !(c->rad1 > 0.0) && !(c->rad2 > 0.0) && c->nBody < 3; }
 
+/* The frame measurement of c where it applies (frame_row, neither body turning fast; false otherwise): n', and
+ * a', b' where a is given, the anchors' offset (b's anchor - a's) where d is given */
+static bool frame_measure(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n,
+                          ibVec3* d)
+{
+	if (!frame_row(c) || turns_fast(w, c, h)) return false;
+	PredFrame f1 = pred_frame(w, cs, c->b1, h), f2 = pred_frame(w, cs, c->b2, h);
+	*n = frame_dir(c->nBody == 1 ? &f1 : &f2, c->ln);
+	if (a) {
+		*a = frame_point(&f1, c->la);
+		*b = frame_point(&f2, c->lb);
+	}
+	if (d) *d = ibSub(frame_point(&f2, c->tb), frame_point(&f1, c->ta));
+	return true;
+}
+
 /* The bodies' predicted poses at t0+h and the normal there: false where a body turns fast (turns_fast),
  * which the callers take to first order from t0 instead */
 typedef struct PredPoses {
@@ -209,13 +225,7 @@ static bool predicted_poses(ibWorld* w, ibContactStore* cs, const ibContactRow* 
 
 void ib_contact_predicted_points(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n)
 {
-	if (frame_row(c) && !turns_fast(w, c, h)) {
-		PredFrame f1 = pred_frame(w, cs, c->b1, h), f2 = pred_frame(w, cs, c->b2, h);
-		*n = frame_dir(c->nBody == 1 ? &f1 : &f2, c->ln);
-		*a = frame_point(&f1, c->la);
-		*b = frame_point(&f2, c->lb);
-		return;
-	}
+	if (frame_measure(w, cs, c, h, a, b, n, NULL)) return;
 	PredPoses p;
 	if (predicted_poses(w, cs, c, h, &p, n)) {
 		ib_contact_points_at(c, p.s1, &p.R1, p.s2, &p.R2, *n, a, b);
@@ -235,11 +245,8 @@ static ibVec3 anchors_first_order(const ibWorld* w, const ibContactRow* c, doubl
 
 ibVec3 ib_contact_predicted_anchors(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* n)
 {
-	if (frame_row(c) && !turns_fast(w, c, h)) {
-		PredFrame f1 = pred_frame(w, cs, c->b1, h), f2 = pred_frame(w, cs, c->b2, h);
-		*n = frame_dir(c->nBody == 1 ? &f1 : &f2, c->ln);
-		return ibSub(frame_point(&f2, c->tb), frame_point(&f1, c->ta));
-	}
+	ibVec3 d;
+	if (frame_measure(w, cs, c, h, NULL, NULL, n, &d)) return d;
 	PredPoses p;
 	return predicted_poses(w, cs, c, h, &p, n) ? ib_contact_anchor_offset(w, c, h, p.s1, &p.R1, p.s2, &p.R2)
 	                                           : anchors_first_order(w, c, h);
@@ -249,13 +256,8 @@ ibVec3 ib_contact_predicted_anchors(ibWorld* w, ibContactStore* cs, const ibCont
  * evaluation of each): *a, *b, *n as the first, the anchors' offset as the second returns */
 ibVec3 ib_contact_predicted_both(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n)
 {
-	if (frame_row(c) && !turns_fast(w, c, h)) {
-		PredFrame f1 = pred_frame(w, cs, c->b1, h), f2 = pred_frame(w, cs, c->b2, h);
-		*n = frame_dir(c->nBody == 1 ? &f1 : &f2, c->ln);
-		*a = frame_point(&f1, c->la);
-		*b = frame_point(&f2, c->lb);
-		return ibSub(frame_point(&f2, c->tb), frame_point(&f1, c->ta));
-	}
+	ibVec3 d;
+	if (frame_measure(w, cs, c, h, a, b, n, &d)) return d;
 	PredPoses p;
 	if (!predicted_poses(w, cs, c, h, &p, n)) {
 		ib_contact_predicted_points(w, cs, c, h, a, b, n);
@@ -454,7 +456,7 @@ static bool predict_linear(ibContactStore* cs, const ibBody* b, int32_t i, doubl
 		ibVec3 t = ibScale(h, dw);
 		if (jl) t = ibMat3_MulV(cs->baseJ[i], t); /* |J_l| <= 1 */
 		cs->predT[i] = t;
-		cs->predRok[i] = 0; /* R' on demand (rotation_of) */
+		cs->predRok[i] = 0; /* R' on demand (ib_contact_predicted) */
 	} else {
 		cs->predR[i] = cs->baseR[i];
 		cs->predRok[i] = 1;
