@@ -282,18 +282,13 @@ static int polygon(const Feature* f, ibClipPoint* p, double eps, double width)
 	return len2(p[1].x - p[0].x, p[1].y - p[0].y) <= eps ? 1 : 2;
 }
 
-/* A corner of the feature on the line x + s dir (to the lift's allowance): its s. A region vertex that is a corner
- * lies on the box by construction, where lift() can miss it by rounding (manifold.c vertex_lift). */
-static inline bool corner_lift(const Feature* f, ibVec3 x, ibVec3 dir, double* s)
+/* lift() missed a region point by rounding: a corner of the feature on the line (ib_manifold_vertex_lift, the
+ * general path's rule) */
+static bool corner_lift(const Feature* f, ibVec3 x, ibVec3 dir, double* s)
 {
-	for (int k = 0; k < f->count; ++k) {
-		ibVec3 r = ibSub(f->corner[f->id[k]], x);
-		double t = ibDot(r, dir);
-		if (!(ibLength(ibMulAdd(r, -t, dir)) <= f->eps)) continue;
-		*s = t;
-		return true;
-	}
-	return false;
+	ibVec3 p[8];
+	for (int k = 0; k < f->count; ++k) p[k] = f->corner[f->id[k]];
+	return ib_manifold_vertex_lift(p, f->count, x, dir, f->eps, s);
 }
 
 /* The line x + s dir (dir = -n for A, n for B) against the box: the contact side's parameter. The box

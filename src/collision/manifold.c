@@ -48,26 +48,6 @@ static int project(const ibSupportFeature* f, uint32_t salt, ibVec3 o, ibVec3 t1
 	return f->count;
 }
 
-/* [IMPL] A region vertex that is a vertex of the feature itself lies on its shape by construction. Where the line
- * along the normal through it misses the shape by rounding (a corner of a slightly tilted box: its side faces are
- * nearly parallel to the line, which leaves their slabs within ~1e-6 / |d| of the clip plane, while the corner is
- * up to the feature band away), its height is the vertex's: s along dir, where a vertex is on the line (to
- * 1e-9 x the shape's size). Without it the speculative region of a cube tipping onto the ground (RAIN_SEED=3 of
- * test_contact_rain, its falling face's far corners 7.7 mm up and closing at 2.15 m/s) kept one of the two far
- * corners; the cube landed on that one and pivoted, and the other ended the step 1.35 cm deep. */
-static bool vertex_lift(const ibSupportFeature* f, ibVec3 x, ibVec3 dir, double* s)
-{
-	const double tol = 1e-9 * (1.0 + f->size);
-	for (int k = 0; k < f->count; ++k) {
-		ibVec3 r = ibSub(f->p[k], x);
-		double t = ibDot(r, dir);
-		if (!(ibLength(ibMulAdd(r, -t, dir)) <= tol)) continue;
-		*s = t;
-		return true;
-	}
-	return false;
-}
-
 typedef struct Region {
 	int count;
 	ibManifoldPoint pt[REGION_CAP];
@@ -396,8 +376,12 @@ static int manifold_build(const ibConvex* a, const ibConvex* b, double tolerance
 		ibVec3 xa = ibAdd(o, ibAdd(ibScale(clip[i].x, t1), ibScale(clip[i].y, t2)));
 		ibVec3 xb = ibAdd(o, ibAdd(ibScale(onB[i].x, t1), ibScale(onB[i].y, t2)));
 		double nearA, farA, nearB, farB; /* far ends unused: a thin shape may be passed through */
-		if (!ib_feature_lift(a, &fa, xa, &nearA, &farA) && !vertex_lift(&fa, xa, dA, &nearA)) continue;
-		if (!ib_feature_lift(b, &fb, xb, &nearB, &farB) && !vertex_lift(&fb, xb, n, &nearB)) continue;
+		if (!ib_feature_lift(a, &fa, xa, &nearA, &farA) &&
+		    !ib_manifold_vertex_lift(fa.p, fa.count, xa, dA, 1e-9 * (1.0 + fa.size), &nearA))
+			continue;
+		if (!ib_feature_lift(b, &fb, xb, &nearB, &farB) &&
+		    !ib_manifold_vertex_lift(fb.p, fb.count, xb, n, 1e-9 * (1.0 + fb.size), &nearB))
+			continue;
 		ibVec3 pA = ibMulAdd(xa, nearA, dA), pB = ibMulAdd(xb, nearB, n);
 		double sep = ibDot(ibSub(pA, pB), n);
 		double lateral = ibLength(ibMulAdd(ibSub(pA, pB), -sep, n));
