@@ -337,13 +337,6 @@ void ib_contacts_sum_add(ibWorld* w, ibContactStore* cs, const ibContactRow* c, 
 	}
 }
 
-static void apply_sum(ibBody* b, ibVec3 P, ibVec3 L)
-{
-	b->velVersion++;
-	b->st.v = ibMulAdd(b->st.v, b->invMass, P);
-	b->st.w = ibAdd(b->st.w, ibMat3_MulV(b->invInertiaW, L));
-}
-
 void ib_contact_apply_group(ibWorld* w, const ibContactRow* g, int m, const ibVec3* p)
 {
 	ibContactStore* cs = w->contactStore;
@@ -356,8 +349,8 @@ void ib_contact_apply_group(ibWorld* w, const ibContactRow* g, int m, const ibVe
 		L1 = ibAdd(L1, ibCross(ibSub(g[i].a, x->st.s), p[i]));
 		L2 = ibSub(L2, ibCross(ibSub(g[i].b, y->st.s), p[i]));
 	}
-	if (ib_is_dynamic(x)) apply_sum(x, P, L1);
-	if (ib_is_dynamic(y)) apply_sum(y, ibNeg(P), L2);
+	ib_body_apply_impulse_moment(x, P, L1);
+	ib_body_apply_impulse_moment(y, ibNeg(P), L2);
 }
 
 void ib_contacts_sum_flush(ibWorld* w, ibContactStore* cs)
@@ -365,7 +358,7 @@ void ib_contacts_sum_flush(ibWorld* w, ibContactStore* cs)
 	for (int32_t i = 0; i < w->bodyHigh; ++i) {
 		ibVec3 P = cs->sum[2 * i], L = cs->sum[2 * i + 1];
 		if (P.x == 0.0 && P.y == 0.0 && P.z == 0.0 && L.x == 0.0 && L.y == 0.0 && L.z == 0.0) continue;
-		apply_sum(&w->bodies[i], P, L);
+		ib_body_apply_impulse_moment(&w->bodies[i], P, L);
 	}
 }
 

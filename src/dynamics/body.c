@@ -314,12 +314,17 @@ ibVec3 ibBody_GetPrincipalInertia(ibBodyId id, ibQuat* axes)
 	return b->inertiaP;
 }
 
-void ib_body_apply_impulse(ibBody* b, ibVec3 p, ibVec3 worldPoint)
+void ib_body_apply_impulse_moment(ibBody* b, ibVec3 p, ibVec3 l)
 {
 	if (!ib_is_dynamic(b)) return;
 	b->velVersion++;
 	b->st.v = ibMulAdd(b->st.v, b->invMass, p);
-	b->st.w = ibAdd(b->st.w, ibMat3_MulV(b->invInertiaW, ibCross(ibSub(worldPoint, b->st.s), p)));
+	b->st.w = ibAdd(b->st.w, ibMat3_MulV(b->invInertiaW, l));
+}
+
+void ib_body_apply_impulse(ibBody* b, ibVec3 p, ibVec3 worldPoint)
+{
+	ib_body_apply_impulse_moment(b, p, ibCross(ibSub(worldPoint, b->st.s), p));
 }
 
 double ib_body_kinetic_energy(const ibBody* b)

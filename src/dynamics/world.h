@@ -243,6 +243,9 @@ static inline ibQuat ib_quat_unit(ibQuat q)
 /* impulses on bodies (body.c) */
 static inline bool ib_is_dynamic(const ibBody* b) { return b->type == IB_BODY_DYNAMIC; }
 void ib_body_apply_impulse(ibBody* b, ibVec3 p, ibVec3 worldPoint);
+/* impulse p through the centre of mass and angular impulse l (the sum of impulses p_i at points x_i: p = sum p_i,
+ * l = sum (x_i - s) x p_i); nothing on a body that is not dynamic */
+void ib_body_apply_impulse_moment(ibBody* b, ibVec3 p, ibVec3 l);
 void ib_body_apply_angular_impulse(ibBody* b, ibVec3 l);
 /* Kinetic energy of the dynamic bodies (J). */
 double ib_bodies_kinetic_energy(const ibWorld* w);
