@@ -292,6 +292,7 @@ ibResult ib_contacts_collide(ibWorld* w, double h)
 	if (cs) {
 		ib_contacts_keep(w, cs);
 		cs->count = cs->restingCount = 0;
+		cs->endPairCount = 0;
 	}
 	if (!set->enabled || !w->collisionSettings.enabled || w->shapeCount < 2) return IB_OK;
 	/* the contact set is the one the step's detection at t0 just produced (step.c collide_t0) */

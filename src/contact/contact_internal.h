@@ -178,6 +178,11 @@ typedef struct ibContactStore {
 	/* speculative points of approaching pairs (contact_speculative.c): motion bounds, grow-only */
 	double* motion;
 	int32_t motionCapacity;
+	/* the pairs whose speculative region was queried in this (sub-)step: shapes s1, s2 and their rows' ranges
+	 * (first, last, the region's own rows from, to), IB_END_PAIR ints each (ib_contacts_end_regions) */
+	int32_t* endPairs;
+	int32_t endPairCount, endPairCapacity;
+	int32_t endBase; /* rows from here on were added by ib_contacts_end_regions in this position loop */
 	struct ibContactDirect* direct[IB_CONTACT_DIRECT_SYSTEMS]; /* contact_direct.c: systems of the direct solve (NULL until used) */
 	struct ibContactDirectScratch* directScratch; /* contact_direct.c: their shared per-call arrays */
 	struct ibContactJointResponse* jointResponse; /* contact_joint_response.c: probe scratch (NULL until used) */
@@ -366,6 +371,11 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 /* in a sub-step the time-of-contact test checks: the speculative points (spec = 3) of the approaching
  * slow inelastic pairs, before the collisions, which stop their approach at the contact */
 bool ib_contacts_speculative_near(ibWorld* w, ibContactStore* cs, double h);
+enum { IB_END_PAIR = 6 };
+/* After a position loop: the speculative pairs' regions at their predicted poses at t0+h; a point deeper than
+ * eps that no row of the pair covers becomes a lifting contact joint (appended). Returns the number added, -1
+ * when out of memory. */
+int32_t ib_contacts_end_regions(ibWorld* w, ibContactStore* cs, double h, double eps);
 /* Restitution of a shape pair under the world's mixing rule, clamped to [0, 1]. */
 double ib_contact_pair_restitution(const ibWorld* w, const ibShape* a, const ibShape* b);
 

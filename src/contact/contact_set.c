@@ -54,6 +54,7 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_contacts_direct_destroy(w, cs);
 	ib_contact_joint_response_destroy(w, cs);
 	ib_free(w, cs->motion, (size_t)cs->motionCapacity * sizeof(double));
+	ib_free(w, cs->endPairs, (size_t)cs->endPairCapacity * sizeof(int32_t));
 	ib_free(w, cs, sizeof *cs);
 	w->contactStore = NULL;
 }

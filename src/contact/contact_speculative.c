@@ -183,6 +183,19 @@ static bool apart_by(const ibWorld* w, const ibShape* pa, const ibShape* pb, dou
 	return !ib_aabb_overlap(ib_aabb_fatten(ib_shape_world_aabb(x, pa), d), ib_shape_world_aabb(y, pb));
 }
 
+/* a pair whose speculative region was queried: its end region is checked after the position loop */
+static bool note_end_pair(ibWorld* w, ibContactStore* cs, int32_t s1, int32_t s2, int32_t first, int32_t last, int32_t from, int32_t to)
+{
+	/* only polyhedra (boxes, hulls): their edges cross, and a crossing is no material point; round shapes' rows
+	 * follow their cores (contact_set.c) */
+	const ibShapeType t1 = w->shapes[s1].type, t2 = w->shapes[s2].type;
+	if (!((t1 == IB_SHAPE_BOX || t1 == IB_SHAPE_HULL) && (t2 == IB_SHAPE_BOX || t2 == IB_SHAPE_HULL))) return true;
+	if (!ib_grow(w, (void**)&cs->endPairs, &cs->endPairCapacity, IB_END_PAIR * (cs->endPairCount + 1), sizeof(int32_t))) return false;
+	int32_t* e = cs->endPairs + IB_END_PAIR * cs->endPairCount++;
+	e[0] = s1, e[1] = s2, e[2] = first, e[3] = last, e[4] = from, e[5] = to;
+	return true;
+}
+
 typedef struct NearCtx {
 	ibContactStore* cs;
 	double eps;
@@ -232,6 +245,7 @@ static bool near_pair(ibWorld* w, void* ctx, int32_t sa, int32_t sb)
 		if (cs->count == first) return true;
 		if (!ib_toi_mark_speculative(w, sa, sb)) return false;
 	}
+	if (!note_end_pair(w, cs, sa, sb, first, cs->count, cs->count, cs->count)) return false;
 	for (int32_t k = first; k < cs->count; ++k) cs->pts[k].spec = cs->pts[k].gap > x->eps ? (x->checked ? 3 : 1) : 0;
 	for (int32_t k = first; k < cs->count; ++k) { /* speculative pairs: points solved singly, no face block */
 		cs->pts[k].gIdx = 0;
@@ -265,6 +279,20 @@ bool ib_contacts_speculative_near(ibWorld* w, ibContactStore* cs, double h)
 	return ib_collision_near_pairs(w, cs->motion, near_pair, &x);
 }
 
+/* a new row's material points and anchors (in the principal frames of x, y), normal body and response at t0,
+ * from its world points a, b and normal n */
+static void row_frame(const ibWorld* w, ibContactRow* c, const ibBody* x, const ibBody* y)
+{
+	c->la = ibMat3_MulTV(x->R, ibSub(c->a, x->st.s));
+	c->lb = ibMat3_MulTV(y->R, ibSub(c->b, y->st.s));
+	c->ta = c->la;
+	c->tb = c->lb;
+	ib_contact_set_normal(w, c);
+	c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
+	c->nKn = ibDot(c->n, ibMat3_MulV(c->K, c->n));
+	c->kinv = 0;
+}
+
 /* The points of one manifold of the speculative region of a touching pair (rows first..last, rows added
  * to the pair from mine on) that are not rows yet. */
 static bool add_region(ibWorld* w, ibContactStore* cs, int32_t first, int32_t last, int32_t mine, const ibManifold* m,
@@ -295,14 +323,7 @@ static bool add_region(ibWorld* w, ibContactStore* cs, int32_t first, int32_t la
 		c->gap = mp->separation;
 		ib_contact_set_round(w, c); /* not ref's round points */
 		if (ib_contact_rim_sample(w, cs, first, last, c)) continue;
-		c->la = ibMat3_MulTV(x->R, ibSub(c->a, x->st.s));
-		c->lb = ibMat3_MulTV(y->R, ibSub(c->b, y->st.s));
-		c->ta = c->la;
-		c->tb = c->lb;
-		ib_contact_set_normal(w, c);
-		c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
-		c->nKn = ibDot(n, ibMat3_MulV(c->K, n));
-		c->kinv = 0;
+		row_frame(w, c, x, y);
 		c->key = mp->key ^ 0x5bd1e995u;
 		c->warm = -1;
 		c->spec = mp->separation > eps ? 1 : 0;
@@ -348,6 +369,7 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 		for (int q = 0; q < mc; ++q) { /* one per triangle of a mesh */
 			if (!add_region(w, cs, first, last, mine, &ms[q], eps, same2)) return false;
 		}
+		if (!note_end_pair(w, cs, s1, s2, first, last, mine, cs->count)) return false;
 	}
 	/* pairs that are not touching yet, in a sub-step that nothing checks for a time of contact (the
 	 * sub-step cap of toi.c was reached): without them, cubes of rain1000 landing then went up to 0.2 m
@@ -356,4 +378,100 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 	if (!body_bounds(w, cs, h, false)) return false;
 	NearCtx x = {cs, eps, false, h};
 	return ib_collision_near_pairs(w, cs->motion, near_pair, &x);
+}
+
+/* ---------------------------------------------------------------- regions at the end of the step */
+
+/* body b at its predicted pose at t0+h (the integrator's, as the step will move it) */
+static ibBody body_at_end(const ibWorld* w, const ibBody* b, double h)
+{
+	ibBody t = *b;
+	if (b->type == IB_BODY_STATIC) return t;
+	ib_predict_pose(w, b, h, &t.st.s, &t.st.q);
+	t.userPoseExact = false;
+	ib_body_update_derived(&t);
+	return t;
+}
+
+/* does a row of shapes (s1, s2) in rows [from, to) have its predicted point a' within same of p? */
+static bool covered(ibWorld* w, ibContactStore* cs, int32_t s1, int32_t s2, int32_t from, int32_t to, double h, ibVec3 p, double same2)
+{
+	for (int32_t k = from; k < to; ++k) {
+		const ibContactRow* c = &cs->pts[k];
+		if (c->s1 != s1 || c->s2 != s2) continue;
+		ibVec3 a, b, n;
+		ib_contact_predicted_points(w, cs, c, h, &a, &b, &n);
+		if (ibLengthSq(ibSub(a, p)) <= same2) return true;
+	}
+	return false;
+}
+
+/* [IMPL] The region of a speculative pair at t0 holds its points at t0: a cube tumbling at 4 rad/s with an edge
+ * across another cube's face edge slid that edge over the face in the step, the crossing moved 9 cm along it,
+ * and the cube ended 5.5 mm deep in a converged step where the rows at the crossing of t0 were within eps_d
+ * (test_contact_rain, RAIN_SEED=5, speculative approach). After the position loop the pair's region is found
+ * again at the bodies' predicted poses at t0+h (the loop's velocities); a point deeper than eps there that no
+ * row of the pair reaches (its predicted point within the matching distance) becomes a contact joint of its
+ * own: its material points are the region's at t0+h carried back to t0, and it is a lifting point (an
+ * inequality without anchor or warm start). The loop then goes on. */
+int32_t ib_contacts_end_regions(ibWorld* w, ibContactStore* cs, double h, double eps)
+{
+	const double tol = w->collisionSettings.contactTolerance;
+	const double same = fmax(10.0 * tol, 1e-3), same2 = same * same;
+	const int32_t base = cs->count; /* rows added in earlier rounds are matched as well */
+	int32_t added = 0;
+	for (int32_t e = 0; e < cs->endPairCount; ++e) {
+		const int32_t* E = cs->endPairs + IB_END_PAIR * e;
+		const int32_t s1 = E[0], s2 = E[1];
+		if (E[3] <= E[2]) continue;
+		const ibShape *pa = &w->shapes[s1], *pb = &w->shapes[s2];
+		const ibBody *x = &w->bodies[pa->body], *y = &w->bodies[pb->body];
+		const ibBody xe = body_at_end(w, x, h), ye = body_at_end(w, y, h);
+		ibManifold ms[IB_PAIR_MANIFOLDS];
+		int mc = ib_shape_pair_collide(&xe, pa, &ye, pb, tol, NULL, ms, IB_PAIR_MANIFOLDS);
+		for (int q = 0; q < mc; ++q) {
+			ibVec3 n1 = ibNormalize(ms[q].normal);
+			if (!ibVec3_IsFinite(n1) || ibLengthSq(n1) < 0.5) continue;
+			for (int i = 0; i < ms[q].pointCount; ++i) {
+				const ibManifoldPoint* mp = &ms[q].points[i];
+				if (!(mp->separation < -eps)) continue;
+				if (covered(w, cs, s1, s2, E[2], E[3], h, mp->pointA, same2) || covered(w, cs, s1, s2, E[4], E[5], h, mp->pointA, same2) ||
+				    covered(w, cs, s1, s2, base, cs->count, h, mp->pointA, same2) ||
+				    covered(w, cs, s1, s2, cs->endBase, base, h, mp->pointA, same2))
+					continue;
+				if (!ib_grow(w, (void**)&cs->pts, &cs->capacity, cs->count + 1, sizeof(ibContactRow))) return -1;
+				ibContactRow* c = &cs->pts[cs->count];
+				*c = cs->pts[E[2]]; /* bodies, shapes, materials */
+				c->gIdx = 0;
+				c->gCount = 1;
+				/* the material points of t0+h, at t0 (polyhedra: no round points) */
+				c->a = ibAdd(x->st.s, ibMat3_MulV(x->R, ibMat3_MulTV(xe.R, ibSub(mp->pointA, xe.st.s))));
+				c->b = ibAdd(y->st.s, ibMat3_MulV(y->R, ibMat3_MulTV(ye.R, ibSub(mp->pointB, ye.st.s))));
+				c->n = ibMat3_MulV(y->R, ibMat3_MulTV(ye.R, n1)); /* back with body 2 (set_normal picks its body) */
+				c->gap = ibDot(ibSub(c->a, c->b), c->n);
+				c->rad1 = c->rad2 = 0.0;
+				row_frame(w, c, x, y);
+				if (!(c->nKn > 0.0)) continue;
+				c->kj = 0;
+				c->key = mp->key ^ 0x2f6b3c1du;
+				c->warm = -1;
+				c->spec = 0;
+				c->kind = IB_CONTACT_RESTING;
+				c->lift = 1;
+				c->sticking = false;
+				c->frozen = 0;
+				c->accN = c->accVN = 0.0;
+				c->accT = IB_VEC3_ZERO;
+				c->allowN = fmax(0.0, -c->gap - IB_CONTACT_RECOVERY_SPEED * h);
+				c->allowT = 0.0;
+				c->coneHits = 0;
+				c->twoN = c->twoVN = 0.0;
+				c->twoT = IB_VEC3_ZERO;
+				cs->count++;
+				cs->restingCount++;
+				++added;
+			}
+		}
+	}
+	return added;
 }
