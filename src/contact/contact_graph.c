@@ -429,3 +429,20 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 	const LoopBodies all = {NULL, 0};
 	return its >= 0 ? its : run_points(w, cs, loop, &all, cs->active, na, movedOut);
 }
+
+int ib_contacts_run_marked(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, const uint8_t* mark, bool* movedOut)
+{
+	bool ordered = w->solver.contact.contactGraph && cs->levelCount > 0;
+	if (!ib_grow(w, (void**)&cs->active, &cs->activeCapacity, cs->count + 1, sizeof(int32_t))) {
+		*movedOut = true;
+		return 0;
+	}
+	int32_t na = 0;
+	for (int32_t j = 0; j < cs->count; ++j) {
+		int32_t k = ordered ? cs->order[j] : j;
+		const ibContactRow* c = &cs->pts[k];
+		if (c->kind == loop->kind && ((c->b1 >= 0 && mark[c->b1]) || (c->b2 >= 0 && mark[c->b2]))) cs->active[na++] = k;
+	}
+	const LoopBodies all = {NULL, 0};
+	return run_points(w, cs, loop, &all, cs->active, na, movedOut);
+}

@@ -120,6 +120,8 @@ typedef struct ibContactStore {
 	bool positionStalled; /* the last position loop ended with points still outside their tolerance */
 	uint8_t* jointed;   /* per body: 1 = dynamic body of a basic joint (ib_contacts_mark_jointed) */
 	int32_t jointedCapacity;
+	uint8_t* touched;   /* per body: 1 = a body of a point that became a joint after a stalled position loop */
+	int32_t touchedCapacity;
 	int32_t restingCount;
 	double sweepMax2; /* largest |impulse|^2 applied since ib_contacts_run last reset it (stall detection) */
 	/* predicted poses at t0+h of the bodies (indexed like w->bodies), valid while ver == velVersion */
@@ -210,6 +212,8 @@ void ib_contacts_mark_both(ibContactStore* cs);
 /* Sweeps in contact-graph order until no point moves or the cap; shock propagation pass after
  * shockIterations sweeps. Returns the sweeps done; *moved: still outside tolerance at the end. */
 int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, bool* moved);
+/* The same over the points of the loop's kind at a marked body (mark[body] != 0) only */
+int ib_contacts_run_marked(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, const uint8_t* mark, bool* moved);
 
 /* contact_set.c */
 ibContactStore* ib_contact_store(ibWorld* w, bool create);

@@ -16,6 +16,7 @@
  * rocking (|omega r h| < eps_d) survives every step and a resting body creeps. Interleaved with joint
  * velocity sweeps like the joint correction. */
 #include <math.h>
+#include <string.h>
 
 #include "contact/contact_internal.h"
 #include "joints/joint_internal.h"
@@ -310,6 +311,14 @@ static bool joint_velocity_sweep(ibWorld* w, void* ctx)
 	return ib_soft_velocity_resume_sweep(w) || moved;
 }
 
+/* marks the dynamic bodies of point c (mark may be NULL) */
+static void mark_bodies(const ibWorld* w, const ibContactRow* c, uint8_t* mark)
+{
+	if (!mark) return;
+	if (ib_is_dynamic(&w->bodies[c->b1])) mark[c->b1] = 1;
+	if (ib_is_dynamic(&w->bodies[c->b2])) mark[c->b2] = 1;
+}
+
 /* [IMPL] The active set of the separating points: after the loop, a point classified separating at t0 whose
  * predicted gap at t0+h (at the loop's velocities) now closes by more than eps_d becomes a lifting contact
  * joint (contact_collide.c: an inequality without anchor or warm start, outside the direct solve), and the
@@ -317,7 +326,7 @@ static bool joint_velocity_sweep(ibWorld* w, void* ctx)
  * there; its landing on another cube turned it back within the step, and the edge ended 8.5 mm inside the
  * cube below in a step whose loops had converged (test_contact_rain, RAIN_SEED=6, speculative approach).
  * Returns the number of points that became joints. */
-static int32_t activate_closing(ibWorld* w, ibContactStore* cs, double h, double eps, bool keepK)
+static int32_t activate_closing(ibWorld* w, ibContactStore* cs, double h, double eps, bool keepK, uint8_t* mark)
 {
 	int32_t added = 0;
 	for (int32_t k = 0; k < cs->count; ++k) {
@@ -343,6 +352,7 @@ static int32_t activate_closing(ibWorld* w, ibContactStore* cs, double h, double
 		c->twoT = IB_VEC3_ZERO;
 		cs->restingCount++;
 		++added;
+		mark_bodies(w, c, mark);
 	}
 	return added;
 }
@@ -388,8 +398,18 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 	/* separating points that the loop's velocities now close, and points of the speculative pairs' regions at t0+h
 	 * that no row holds, become joints, and the loop goes on (a few rounds) */
 	cs->endBase = cs->count;
-	for (int round = 0; round < 4 && !moved; ++round) {
-		int32_t more = activate_closing(w, cs, h, x.eps, keepK);
+	/* [IMPL] after a loop that stalled or reached its cap, one round, and its sweeps only over the points at the
+	 * bodies of the new joints: rain1000's loops seldom converge, and there the full loop run again after every
+	 * round doubled its position sweeps (docs/contacts.md, "Box piles at 60 Hz" item 21) */
+	const bool stalled = moved;
+	uint8_t* mark = NULL;
+	if (stalled && ib_grow(w, (void**)&cs->touched, &cs->touchedCapacity, w->bodyHigh + 1, 1)) {
+		mark = cs->touched;
+		memset(mark, 0, (size_t)w->bodyHigh);
+	}
+	for (int round = 0; round < (stalled ? 1 : 4) && (stalled ? mark != NULL : !moved); ++round) {
+		const int32_t before = cs->count;
+		int32_t more = activate_closing(w, cs, h, x.eps, keepK, mark);
 		int32_t rows = ib_contacts_end_regions(w, cs, h, x.eps);
 		/* (out of memory: the step ends with the loop as it is, reported not converged) */
 		if (rows < 0 || (rows > 0 && cs->levelCount > 0 && !ib_contacts_graph(w, cs))) {
@@ -399,7 +419,14 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 		}
 		if (more + rows == 0) break;
 		held = false;
-		w->stats.contactIterations += ib_contacts_run(w, cs, &loop, &moved);
+		if (mark) {
+			for (int32_t k = before; k < cs->count; ++k) mark_bodies(w, &cs->pts[k], mark);
+			bool local = false;
+			w->stats.contactIterations += ib_contacts_run_marked(w, cs, &loop, mark, &local);
+			moved = true; /* (the loop as a whole stalled) */
+		} else {
+			w->stats.contactIterations += ib_contacts_run(w, cs, &loop, &moved);
+		}
 	}
 	/* a loop that ended unconverged may leave the joints open (its joint sweeps stopped with it): each jointed group is
 	 * brought back onto its joints directly, the contacts as they are (joint_follow.c) */

@@ -37,6 +37,7 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_free(w, cs->built, (size_t)cs->builtCapacity * sizeof(ibContactPose));
 	ib_free(w, cs->sum, (size_t)cs->sumCapacity * sizeof(ibVec3));
 	ib_free(w, cs->jointed, (size_t)cs->jointedCapacity);
+	ib_free(w, cs->touched, (size_t)cs->touchedCapacity);
 	ib_free(w, cs->maskRows, (size_t)cs->maskRowsCapacity * sizeof(ibContactMaskRow));
 	ib_free(w, cs->active, (size_t)cs->activeCapacity * sizeof(int32_t));
 	ib_free(w, cs->islandBody, (size_t)cs->islandBodyCapacity * sizeof(int32_t));
