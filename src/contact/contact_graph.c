@@ -412,18 +412,27 @@ static int run_islands(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop
 	return its;
 }
 
-int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, bool* movedOut)
+/* the points of the loop's kind in sweep order into cs->active (the others would return false, untouched), only
+ * those at a marked body where mark is set; their count, -1 if out of memory */
+static int32_t gather(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, const uint8_t* mark)
 {
 	bool ordered = w->solver.contact.contactGraph && cs->levelCount > 0;
-	/* the points of the loop's kind in sweep order (the others would return false, untouched) */
-	if (!ib_grow(w, (void**)&cs->active, &cs->activeCapacity, cs->count + 1, sizeof(int32_t))) {
-		*movedOut = true;
-		return 0;
-	}
+	if (!ib_grow(w, (void**)&cs->active, &cs->activeCapacity, cs->count + 1, sizeof(int32_t))) return -1;
 	int32_t na = 0;
 	for (int32_t j = 0; j < cs->count; ++j) {
 		int32_t k = ordered ? cs->order[j] : j;
-		if (cs->pts[k].kind == loop->kind) cs->active[na++] = k;
+		const ibContactRow* c = &cs->pts[k];
+		if (c->kind == loop->kind && (!mark || (c->b1 >= 0 && mark[c->b1]) || (c->b2 >= 0 && mark[c->b2]))) cs->active[na++] = k;
+	}
+	return na;
+}
+
+int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, bool* movedOut)
+{
+	int32_t na = gather(w, cs, loop, NULL);
+	if (na < 0) {
+		*movedOut = true;
+		return 0;
 	}
 	int its = run_islands(w, cs, loop, na, movedOut);
 	const LoopBodies all = {NULL, 0};
@@ -432,16 +441,10 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 
 int ib_contacts_run_marked(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, const uint8_t* mark, bool* movedOut)
 {
-	bool ordered = w->solver.contact.contactGraph && cs->levelCount > 0;
-	if (!ib_grow(w, (void**)&cs->active, &cs->activeCapacity, cs->count + 1, sizeof(int32_t))) {
+	int32_t na = gather(w, cs, loop, mark);
+	if (na < 0) {
 		*movedOut = true;
 		return 0;
-	}
-	int32_t na = 0;
-	for (int32_t j = 0; j < cs->count; ++j) {
-		int32_t k = ordered ? cs->order[j] : j;
-		const ibContactRow* c = &cs->pts[k];
-		if (c->kind == loop->kind && ((c->b1 >= 0 && mark[c->b1]) || (c->b2 >= 0 && mark[c->b2]))) cs->active[na++] = k;
 	}
 	const LoopBodies all = {NULL, 0};
 	return run_points(w, cs, loop, &all, cs->active, na, movedOut);
