@@ -20,19 +20,42 @@
 
 #include "contact/contact_internal.h"
 
-static ibVec3 inv_inertia_mul(const ibBody* b, ibVec3 v)
+/* [r]x J: its column j is r x (column j of J) */
+static void skew_times(ibVec3 r, const ibMat3* J, double out[3][3])
 {
-	return ib_is_dynamic(b) ? ibMat3_MulV(b->invInertiaW, v) : IB_VEC3_ZERO;
+	for (int j = 0; j < 3; ++j) {
+		ibVec3 c = ibCross(r, ibV3(J->m[0][j], J->m[1][j], J->m[2][j]));
+		out[0][j] = c.x, out[1][j] = c.y, out[2][j] = c.z;
+	}
 }
 
-/* change of (relative velocity at c, relative angular velocity) per unit wrench (f, m) at c, +on body 1 */
-static void unit_response(const ibBody* x, const ibBody* y, ibVec3 r1, ibVec3 r2, ibVec3 f, ibVec3 mo, ibVec3* du, ibVec3* dw)
+/* The block's response A (change of the relative velocity at c and of the relative angular velocity per unit
+ * force and moment at c, + on body 1), in closed form: A_uu = K(c) of both bodies (ib_contact_response),
+ * A_uw = -[r1]x J1 - [r2]x J2 (J: world inverse inertia, zero for a body that is not dynamic),
+ * A_wu = A_uw^T, A_ww = J1 + J2. */
+static void block_response(const ibWorld* w, const ibContactRow* g, ibVec3 r1, ibVec3 r2, double A[6][6])
 {
-	double im1 = ib_is_dynamic(x) ? x->invMass : 0.0, im2 = ib_is_dynamic(y) ? y->invMass : 0.0;
-	ibVec3 w1 = inv_inertia_mul(x, ibAdd(ibCross(r1, f), mo));
-	ibVec3 w2 = inv_inertia_mul(y, ibAdd(ibCross(r2, f), mo));
-	*du = ibAdd(ibScale(im1 + im2, f), ibAdd(ibCross(w1, r1), ibCross(w2, r2)));
-	*dw = ibAdd(w1, w2);
+	const ibBody* b[2] = {&w->bodies[g->b1], &w->bodies[g->b2]};
+	const ibVec3 r[2] = {r1, r2};
+	ibMat3 K = ib_contact_response(w, g->b1, ibAdd(b[0]->st.s, r1), g->b2, ibAdd(b[1]->st.s, r2));
+	for (int i = 0; i < 3; ++i)
+		for (int j = 0; j < 6; ++j) A[i][j] = A[3 + i][j] = 0.0;
+	for (int i = 0; i < 3; ++i)
+		for (int j = 0; j < 3; ++j) A[i][j] = K.m[i][j];
+	for (int q = 0; q < 2; ++q) {
+		if (!ib_is_dynamic(b[q])) continue;
+		const ibMat3* J = &b[q]->invInertiaW;
+		double S[3][3];
+		skew_times(r[q], J, S);
+		for (int i = 0; i < 3; ++i)
+			for (int j = 0; j < 3; ++j) {
+				A[i][3 + j] -= S[i][j];
+				A[3 + j][i] -= S[i][j];
+				A[3 + i][3 + j] += J->m[i][j];
+			}
+	}
+	for (int i = 0; i < 6; ++i) /* exactly symmetric */
+		for (int j = 0; j < i; ++j) A[i][j] = A[j][i] = 0.5 * (A[i][j] + A[j][i]);
 }
 
 bool ib_contact_patch_begin(ibWorld* w, ibContactStore* cs)
@@ -65,7 +88,8 @@ void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs)
 	cs->patchCapacity = 0;
 }
 
-/* Cholesky factor L (row-major 6x6, lower part; the strictly upper part is neither written nor read) of the
+/* Cholesky factor L (row-major 6x6, lower part; the diagonal held as its reciprocals, so that the factor and
+ * the solves multiply instead of divide; the strictly upper part is neither written nor read) of the
  * symmetric positive definite A; false if not positive definite */
 static bool factor6(double A[6][6], double* L)
 {
@@ -75,9 +99,9 @@ static bool factor6(double A[6][6], double* L)
 			for (int k = 0; k < j; ++k) s -= L[6 * i + k] * L[6 * j + k];
 			if (i == j) {
 				if (!(s > 1e-14 * (fabs(A[i][i]) + 1e-300))) return false;
-				L[6 * i + i] = sqrt(s);
+				L[6 * i + i] = 1.0 / sqrt(s);
 			} else {
-				L[6 * i + j] = s / L[6 * j + j];
+				L[6 * i + j] = s * L[6 * j + j];
 			}
 		}
 	}
@@ -90,12 +114,12 @@ static void solve6(const double* L, const double b[6], double x[6])
 	for (int i = 0; i < 6; ++i) {
 		double s = b[i];
 		for (int k = 0; k < i; ++k) s -= L[6 * i + k] * y[k];
-		y[i] = s / L[6 * i + i];
+		y[i] = s * L[6 * i + i];
 	}
 	for (int i = 5; i >= 0; --i) {
 		double s = y[i];
 		for (int k = i + 1; k < 6; ++k) s -= L[6 * k + i] * x[k];
-		x[i] = s / L[6 * i + i];
+		x[i] = s * L[6 * i + i];
 	}
 }
 
@@ -226,15 +250,7 @@ bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, 
 	double* L = &cs->patchL[36 * (size_t)gi];
 	if (cs->patchOk[gi] == 0) {
 		double A[6][6];
-		for (int j = 0; j < 6; ++j) {
-			ibVec3 f = IB_VEC3_ZERO, mo = IB_VEC3_ZERO, du, dw;
-			if (j < 3) f = j == 0 ? ibV3(1, 0, 0) : j == 1 ? ibV3(0, 1, 0) : ibV3(0, 0, 1);
-			else mo = j == 3 ? ibV3(1, 0, 0) : j == 4 ? ibV3(0, 1, 0) : ibV3(0, 0, 1);
-			unit_response(x, y, r1, r2, f, mo, &du, &dw);
-			A[0][j] = du.x, A[1][j] = du.y, A[2][j] = du.z, A[3][j] = dw.x, A[4][j] = dw.y, A[5][j] = dw.z;
-		}
-		for (int i = 0; i < 6; ++i)
-			for (int j = 0; j < i; ++j) A[i][j] = A[j][i] = 0.5 * (A[i][j] + A[j][i]);
+		block_response(w, g, r1, r2, A);
 		cs->patchOk[gi] = factor6(A, L) ? 1 : 2;
 	}
 	if (cs->patchOk[gi] != 1) return false;
