@@ -68,21 +68,12 @@ static void simulate_to(ibWorld* w, ibCollisionWorld* cw, ibStepPhaseFn* motion,
 	cw->stats.toiIterations++;
 }
 
-/* A body moved to a given state without touching the world (for distances at saved states). */
-static ibBody body_at(const ibBody* b, const ibRigidState* st)
-{
-	ibBody t = *b;
-	t.st = *st;
-	t.userPoseExact = false;
-	ib_body_update_derived(&t);
-	return t;
-}
 
 static double pair_distance(ibWorld* w, int32_t sa, int32_t sb, const ibRigidState* states)
 {
 	const ibShape *pa = &w->shapes[sa], *pb = &w->shapes[sb];
-	ibBody ba = states ? body_at(&w->bodies[pa->body], &states[pa->body]) : w->bodies[pa->body];
-	ibBody bb = states ? body_at(&w->bodies[pb->body], &states[pb->body]) : w->bodies[pb->body];
+	ibBody ba = states ? ib_body_at_state(&w->bodies[pa->body], &states[pa->body]) : w->bodies[pa->body];
+	ibBody bb = states ? ib_body_at_state(&w->bodies[pb->body], &states[pb->body]) : w->bodies[pb->body];
 	ibConvex ca, cb;
 	if (!ib_shape_convex(&ba, pa, &ca) || !ib_shape_convex(&bb, pb, &cb)) return NAN;
 	return ib_convex_query(&ca, &cb, NULL).distance;
@@ -252,7 +243,7 @@ static ibBody body_on_chord(const ibBody* b, const ibRigidState* s0, const ibRig
 	chord_rotation(s0, s1, T, &a, &t);
 	double hs = sin(0.5 * u * t);
 	st.q = ibQuatNormalize(ibQuatMul((ibQuat){cos(0.5 * u * t), hs * a.x, hs * a.y, hs * a.z}, s0->q));
-	return body_at(b, &st);
+	return ib_body_at_state(b, &st);
 }
 
 typedef struct Chord {
@@ -312,7 +303,7 @@ static double ca_earliest(ibWorld* w, const Chord* c, int32_t* outA, int32_t* ou
 		double rot = chord_angle(&c->s0[i], &c->s1[i], c->t1 - c->t0) * radius;
 		double motion = ibLength(ibSub(c->s1[i].s, c->s0[i].s)) + rot;
 		if (!(motion > 0.5 * inner)) continue; /* the discrete penetration test sees it */
-		ibBody b0 = body_at(b, &c->s0[i]), b1 = body_at(b, &c->s1[i]);
+		ibBody b0 = ib_body_at_state(b, &c->s0[i]), b1 = ib_body_at_state(b, &c->s1[i]);
 		for (int32_t s = b->firstShape; s != IB_NULL_INDEX; s = w->shapes[s].nextInBody) {
 			const ibShape* sh = &w->shapes[s];
 			ibAABB sweep = ib_aabb_fatten(ib_aabb_union(ib_shape_world_aabb(&b0, sh), ib_shape_world_aabb(&b1, sh)),

@@ -184,7 +184,6 @@ typedef struct ibContactStore {
 	 * (first, last, the region's own rows from, to), IB_END_PAIR ints each (ib_contacts_end_regions) */
 	int32_t* endPairs;
 	int32_t endPairCount, endPairCapacity;
-	int32_t endBase; /* rows from here on were added by ib_contacts_end_regions in this position loop */
 	struct ibContactDirect* direct[IB_CONTACT_DIRECT_SYSTEMS]; /* contact_direct.c: systems of the direct solve (NULL until used) */
 	struct ibContactDirectScratch* directScratch; /* contact_direct.c: their shared per-call arrays */
 	struct ibContactJointResponse* jointResponse; /* contact_joint_response.c: probe scratch (NULL until used) */
@@ -376,10 +375,27 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
  * slow inelastic pairs, before the collisions, which stop their approach at the contact */
 bool ib_contacts_speculative_near(ibWorld* w, ibContactStore* cs, double h);
 enum { IB_END_PAIR = 6 };
+/* c becomes a lifting contact joint (contact_collide.c) without impulses yet: found after a position loop
+ * (contact_joint.c, a separating point that closes; ib_contacts_end_regions, a new point) */
+static inline void ib_contact_make_lifting(ibContactStore* cs, ibContactRow* c)
+{
+	c->kind = IB_CONTACT_RESTING;
+	c->lift = 1;
+	c->sticking = false;
+	c->warm = -1;
+	c->kj = 0;
+	c->accN = c->accVN = 0.0;
+	c->accT = IB_VEC3_ZERO;
+	c->allowT = 0.0;
+	c->coneHits = 0;
+	c->twoN = c->twoVN = 0.0;
+	c->twoT = IB_VEC3_ZERO;
+	cs->restingCount++;
+}
 /* After a position loop: the speculative pairs' regions at their predicted poses at t0+h; a point deeper than
- * eps that no row of the pair covers becomes a lifting contact joint (appended). Returns the number added, -1
- * when out of memory. */
-int32_t ib_contacts_end_regions(ibWorld* w, ibContactStore* cs, double h, double eps);
+ * eps that no row of the pair covers (its own rows, and the rows appended since row `since`) becomes a lifting
+ * contact joint (appended). Returns the number added, -1 when out of memory. */
+int32_t ib_contacts_end_regions(ibWorld* w, ibContactStore* cs, double h, double eps, int32_t since);
 /* Restitution of a shape pair under the world's mixing rule, clamped to [0, 1]. */
 double ib_contact_pair_restitution(const ibWorld* w, const ibShape* a, const ibShape* b);
 

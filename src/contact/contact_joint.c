@@ -341,18 +341,7 @@ static int32_t activate_closing(ibWorld* w, ibContactStore* cs, double h, double
 		carry_points(w, c, keepK);
 		c->allowN = fmax(0.0, -ibDot(ibSub(c->a, c->b), c->n) - IB_CONTACT_RECOVERY_SPEED * h);
 		if (!(g + c->allowN < -eps)) continue;
-		c->kind = IB_CONTACT_RESTING;
-		c->lift = 1;
-		c->sticking = false;
-		c->warm = -1;
-		c->kj = 0;
-		c->accN = 0.0;
-		c->accT = IB_VEC3_ZERO;
-		c->allowT = 0.0;
-		c->coneHits = 0;
-		c->twoN = 0.0;
-		c->twoT = IB_VEC3_ZERO;
-		cs->restingCount++;
+		ib_contact_make_lifting(cs, c);
 		++added;
 		mark_bodies(w, c, mark);
 	}
@@ -399,7 +388,7 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 	if (!held) w->stats.contactIterations += ib_contacts_run(w, cs, &loop, &moved);
 	/* separating points that the loop's velocities now close, and points of the speculative pairs' regions at t0+h
 	 * that no row holds, become joints, and the loop goes on (a few rounds) */
-	cs->endBase = cs->count;
+	const int32_t since = cs->count; /* rows appended by the rounds from here on */
 	/* [IMPL] after a loop that stalled or reached its cap, one round of at most IB_CONTACT_MARKED_SWEEPS sweeps
 	 * over the points at the bodies of the new joints only: rain1000's loops seldom converge, and there the whole
 	 * loop run again after every round doubled its position sweeps; the marked points to their own stall rule
@@ -410,10 +399,11 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 		mark = cs->touched;
 		memset(mark, 0, (size_t)w->bodyHigh);
 	}
-	for (int round = 0; round < (stalled ? 1 : 4) && (stalled ? mark != NULL : !moved); ++round) {
+	const int rounds = !stalled ? 4 : mark ? 1 : 0;
+	for (int round = 0; round < rounds && (stalled || !moved); ++round) {
 		const int32_t before = cs->count;
 		int32_t more = activate_closing(w, cs, h, x.eps, keepK, mark);
-		int32_t rows = ib_contacts_end_regions(w, cs, h, x.eps);
+		int32_t rows = ib_contacts_end_regions(w, cs, h, x.eps, since);
 		/* (out of memory: the step ends with the loop as it is, reported not converged) */
 		if (rows < 0 || (rows > 0 && cs->levelCount > 0 && !ib_contacts_graph(w, cs))) {
 			ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in contact resolution");
@@ -422,13 +412,12 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 		}
 		if (more + rows == 0) break;
 		held = false;
-		if (mark) {
+		if (mark) { /* (moved stays true: the loop as a whole stalled) */
 			for (int32_t k = before; k < cs->count; ++k) mark_bodies(w, &cs->pts[k], mark);
-			bool local = false;
+			bool localMoved = false;
 			ibContactLoop few = loop;
 			few.cap = IB_CONTACT_MARKED_SWEEPS;
-			w->stats.contactIterations += ib_contacts_run_marked(w, cs, &few, mark, &local);
-			moved = true; /* (the loop as a whole stalled) */
+			w->stats.contactIterations += ib_contacts_run_marked(w, cs, &few, mark, &localMoved);
 		} else {
 			w->stats.contactIterations += ib_contacts_run(w, cs, &loop, &moved);
 		}

@@ -385,12 +385,10 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 /* body b at its predicted pose at t0+h (the integrator's, as the step will move it) */
 static ibBody body_at_end(const ibWorld* w, const ibBody* b, double h)
 {
-	ibBody t = *b;
-	if (b->type == IB_BODY_STATIC) return t;
-	ib_predict_pose(w, b, h, &t.st.s, &t.st.q);
-	t.userPoseExact = false;
-	ib_body_update_derived(&t);
-	return t;
+	if (b->type == IB_BODY_STATIC) return *b;
+	ibRigidState st = b->st;
+	ib_predict_pose(w, b, h, &st.s, &st.q);
+	return ib_body_at_state(b, &st);
 }
 
 /* does a row of shapes (s1, s2) in rows [from, to) have its predicted point a' within same of p? */
@@ -414,11 +412,10 @@ static bool covered(ibWorld* w, ibContactStore* cs, int32_t s1, int32_t s2, int3
  * row of the pair reaches (its predicted point within the matching distance) becomes a contact joint of its
  * own: its material points are the region's at t0+h carried back to t0, and it is a lifting point (an
  * inequality without anchor or warm start). The loop then goes on. */
-int32_t ib_contacts_end_regions(ibWorld* w, ibContactStore* cs, double h, double eps)
+int32_t ib_contacts_end_regions(ibWorld* w, ibContactStore* cs, double h, double eps, int32_t since)
 {
 	const double tol = w->collisionSettings.contactTolerance;
 	const double same = fmax(10.0 * tol, 1e-3), same2 = same * same;
-	const int32_t base = cs->count; /* rows added in earlier rounds are matched as well */
 	int32_t added = 0;
 	for (int32_t e = 0; e < cs->endPairCount; ++e) {
 		const int32_t* E = cs->endPairs + IB_END_PAIR * e;
@@ -436,8 +433,7 @@ int32_t ib_contacts_end_regions(ibWorld* w, ibContactStore* cs, double h, double
 				const ibManifoldPoint* mp = &ms[q].points[i];
 				if (!(mp->separation < -eps)) continue;
 				if (covered(w, cs, s1, s2, E[2], E[3], h, mp->pointA, same2) || covered(w, cs, s1, s2, E[4], E[5], h, mp->pointA, same2) ||
-				    covered(w, cs, s1, s2, base, cs->count, h, mp->pointA, same2) ||
-				    covered(w, cs, s1, s2, cs->endBase, base, h, mp->pointA, same2))
+				    covered(w, cs, s1, s2, since, cs->count, h, mp->pointA, same2))
 					continue;
 				if (!ib_grow(w, (void**)&cs->pts, &cs->capacity, cs->count + 1, sizeof(ibContactRow))) return -1;
 				ibContactRow* c = &cs->pts[cs->count];
@@ -452,23 +448,12 @@ int32_t ib_contacts_end_regions(ibWorld* w, ibContactStore* cs, double h, double
 				c->rad1 = c->rad2 = 0.0;
 				row_frame(w, c, x, y);
 				if (!(c->nKn > 0.0)) continue;
-				c->kj = 0;
 				c->key = mp->key ^ 0x2f6b3c1du;
-				c->warm = -1;
 				c->spec = 0;
-				c->kind = IB_CONTACT_RESTING;
-				c->lift = 1;
-				c->sticking = false;
 				c->frozen = 0;
-				c->accN = c->accVN = 0.0;
-				c->accT = IB_VEC3_ZERO;
 				c->allowN = fmax(0.0, -c->gap - IB_CONTACT_RECOVERY_SPEED * h);
-				c->allowT = 0.0;
-				c->coneHits = 0;
-				c->twoN = c->twoVN = 0.0;
-				c->twoT = IB_VEC3_ZERO;
+				ib_contact_make_lifting(cs, c);
 				cs->count++;
-				cs->restingCount++;
 				++added;
 			}
 		}

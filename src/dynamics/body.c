@@ -322,6 +322,15 @@ void ib_body_apply_impulse_moment(ibBody* b, ibVec3 p, ibVec3 l)
 	b->st.w = ibAdd(b->st.w, ibMat3_MulV(b->invInertiaW, l));
 }
 
+ibBody ib_body_at_state(const ibBody* b, const ibRigidState* st)
+{
+	ibBody t = *b;
+	t.st = *st;
+	t.userPoseExact = false;
+	ib_body_update_derived(&t);
+	return t;
+}
+
 void ib_body_apply_impulse(ibBody* b, ibVec3 p, ibVec3 worldPoint)
 {
 	ib_body_apply_impulse_moment(b, p, ibCross(ibSub(worldPoint, b->st.s), p));

@@ -185,6 +185,8 @@ bool ib_grow_raw(ibWorld* w, void** array, int32_t* capacity, int32_t need, size
 
 /* body_mass.c */
 void ib_body_update_derived(ibBody* b);
+/* A copy of body b moved to state st, without touching the world (distances at saved or predicted states). */
+ibBody ib_body_at_state(const ibBody* b, const ibRigidState* st);
 void ib_body_update_inertia(ibBody* b); /* the part of ib_body_update_derived after b->R (R given) */
 ibResult ib_body_update_mass(ibWorld* w, ibBody* b);
 ibVec3 ib_body_user_position(const ibBody* b);
