@@ -24,6 +24,7 @@
 #include <math.h>
 
 #include "collision/manifold_internal.h"
+#include "math/fminmax.h"
 
 #define SALT_A 1u
 #define SALT_B 2u

@@ -195,7 +195,7 @@ ibResult ib_collision_sync(ibWorld* w)
 	uint64_t clock = ++cw->clock;
 	double margin = 0.5 * w->collisionSettings.contactTolerance, slack = IB_PROXY_SLACK * margin;
 	bool remargin = margin != cw->aabbMargin;
-	const double drift = fmin(IB_COHERENCE_DRIFT, IB_COHERENCE_DRIFT_EPS * w->collisionSettings.contactTolerance);
+	const double drift = ib_fmin(IB_COHERENCE_DRIFT, IB_COHERENCE_DRIFT_EPS * w->collisionSettings.contactTolerance);
 	cw->aabbMargin = margin;
 	if (w->shapeHigh > cw->slotCapacity) {
 		int32_t old = cw->slotCapacity;
@@ -571,7 +571,7 @@ static double pair_separation(ibWorld* w, const ibShape* pa, const ibShape* pb, 
 	int mc = ib_shape_pair_collide(ba, pa, bb, pb, w->collisionSettings.contactTolerance, cache, m, IB_PAIR_MANIFOLDS);
 	double d = INFINITY;
 	for (int i = 0; i < mc; ++i)
-		for (int k = 0; k < m[i].pointCount; ++k) d = fmin(d, m[i].points[k].separation);
+		for (int k = 0; k < m[i].pointCount; ++k) d = ib_fmin(d, m[i].points[k].separation);
 	return d;
 }
 

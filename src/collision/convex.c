@@ -86,7 +86,7 @@ ibAABB ib_convex_aabb(const ibConvex* c)
 		double r = c->radius, l = c->halfLength;
 		for (int i = 0; i < 3; ++i) {
 			double ai = R->m[i][2];
-			double ei = l * fabs(ai) + r * sqrt(fmax(0.0, 1.0 - ai * ai));
+			double ei = l * fabs(ai) + r * sqrt(ib_fmax(0.0, 1.0 - ai * ai));
 			if (i == 0) e.x = ei;
 			else if (i == 1) e.y = ei;
 			else e.z = ei;
@@ -99,8 +99,8 @@ ibAABB ib_convex_aabb(const ibConvex* c)
 		ibAABB box = {p, p};
 		for (int i = 1; i < c->vertexCount; ++i) {
 			p = ib_convex_to_world(c, c->vertices[i]);
-			box.lo = ibV3(fmin(box.lo.x, p.x), fmin(box.lo.y, p.y), fmin(box.lo.z, p.z));
-			box.hi = ibV3(fmax(box.hi.x, p.x), fmax(box.hi.y, p.y), fmax(box.hi.z, p.z));
+			box.lo = ibV3(ib_fmin(box.lo.x, p.x), ib_fmin(box.lo.y, p.y), ib_fmin(box.lo.z, p.z));
+			box.hi = ibV3(ib_fmax(box.hi.x, p.x), ib_fmax(box.hi.y, p.y), ib_fmax(box.hi.z, p.z));
 		}
 		return box;
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ibdyn/ibdyn.h"
+#include "math/fminmax.h"
 
 typedef enum ibConvexType {
 	IB_CONVEX_SPHERE,   /* radius */
@@ -36,10 +37,6 @@ typedef struct ibConvex {
 } ibConvex;
 
 /* Build a convex view with its world pose (R from the quaternion). */
-/* fmax / fmin with the libm results (NaN: the other argument; ties: the second) without the call,
- * which the compiler does not inline under IEEE semantics. */
-static inline double ib_fmax(double a, double b) { return (a > b || b != b) ? a : b; }
-static inline double ib_fmin(double a, double b) { return (a < b || b != b) ? a : b; }
 
 static inline ibConvex ib_convex_make(ibConvexType type, ibVec3 position, ibQuat rotation)
 {
@@ -120,8 +117,8 @@ static inline bool ib_aabb_overlap(ibAABB a, ibAABB b)
 
 static inline ibAABB ib_aabb_union(ibAABB a, ibAABB b)
 {
-	return (ibAABB){{fmin(a.lo.x, b.lo.x), fmin(a.lo.y, b.lo.y), fmin(a.lo.z, b.lo.z)},
-	                {fmax(a.hi.x, b.hi.x), fmax(a.hi.y, b.hi.y), fmax(a.hi.z, b.hi.z)}};
+	return (ibAABB){{ib_fmin(a.lo.x, b.lo.x), ib_fmin(a.lo.y, b.lo.y), ib_fmin(a.lo.z, b.lo.z)},
+	                {ib_fmax(a.hi.x, b.hi.x), ib_fmax(a.hi.y, b.hi.y), ib_fmax(a.hi.z, b.hi.z)}};
 }
 
 static inline ibAABB ib_aabb_fatten(ibAABB a, double margin)

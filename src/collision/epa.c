@@ -163,7 +163,7 @@ static void face_result(const Epa* e, int id, ibConvexDistance* out)
 	ibVec3 p = ibScale(f->d, f->n);
 	double l[3];
 	face_weights(e, f, p, l);
-	double worst = fmin(l[0], fmin(l[1], l[2]));
+	double worst = ib_fmin(l[0], ib_fmin(l[1], l[2]));
 	if (worst < -1e-12) {
 		double tolD = 1e-10 * e->scale;
 		for (int i = 0; i < e->nf; ++i) {
@@ -171,7 +171,7 @@ static void face_result(const Epa* e, int id, ibConvexDistance* out)
 			if (!g->alive || i == id || !(g->d <= f->d + tolD) || !(ibDot(g->n, f->n) > 1.0 - 1e-9)) continue;
 			double m[3];
 			face_weights(e, g, p, m);
-			double gw = fmin(m[0], fmin(m[1], m[2]));
+			double gw = ib_fmin(m[0], ib_fmin(m[1], m[2]));
 			if (gw > worst) {
 				worst = gw;
 				id = i;
@@ -180,7 +180,7 @@ static void face_result(const Epa* e, int id, ibConvexDistance* out)
 		}
 		f = &e->f[id];
 	}
-	for (int k = 0; k < 3; ++k) l[k] = fmax(l[k], 0.0);
+	for (int k = 0; k < 3; ++k) l[k] = ib_fmax(l[k], 0.0);
 	double sum = l[0] + l[1] + l[2];
 	for (int k = 0; k < 3; ++k) l[k] /= sum;
 	out->pointA = ibAdd(ibAdd(ibScale(l[0], e->a[f->v[0]]), ibScale(l[1], e->a[f->v[1]])), ibScale(l[2], e->a[f->v[2]]));
@@ -188,7 +188,7 @@ static void face_result(const Epa* e, int id, ibConvexDistance* out)
 	/* depth and normal of the face plane (a lower bound of the depth); the points are moved
 	 * symmetrically (by rounding-level amounts once converged) so that pointA - pointB equals
 	 * -depth * normal exactly */
-	double depth = fmax(f->d, 0.0);
+	double depth = ib_fmax(f->d, 0.0);
 	out->distance = -depth;
 	out->normal = ibNeg(f->n);
 	ibVec3 mid = ibScale(0.5, ibAdd(out->pointA, out->pointB));
@@ -237,8 +237,8 @@ bool ib_epa_penetration(const ibConvex* A, const ibConvex* B, bool cores, const 
 		for (int k = 0; k < 6; ++k) {
 			ibVec3 w, a, b;
 			epa_support(e, axes[k], &w, &a, &b);
-			lo = ibV3(fmin(lo.x, w.x), fmin(lo.y, w.y), fmin(lo.z, w.z));
-			hi = ibV3(fmax(hi.x, w.x), fmax(hi.y, w.y), fmax(hi.z, w.z));
+			lo = ibV3(ib_fmin(lo.x, w.x), ib_fmin(lo.y, w.y), ib_fmin(lo.z, w.z));
+			hi = ibV3(ib_fmax(hi.x, w.x), ib_fmax(hi.y, w.y), ib_fmax(hi.z, w.z));
 		}
 		s = ibLength(ibSub(hi, lo));
 		e->scale = s > 0.0 ? s : 1.0;

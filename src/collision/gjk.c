@@ -130,8 +130,8 @@ static void closest_tetrahedron(const ibVec3* w, Closest* out)
 {
 	ibVec3 e1 = ibSub(w[1], w[0]), e2 = ibSub(w[2], w[0]), e3 = ibSub(w[3], w[0]);
 	double det = ibDot(e1, ibCross(e2, e3));
-	double l = fmax(fmax(ibLengthSq(e1), ibLengthSq(e2)), fmax(ibLengthSq(e3), ibLengthSq(ibSub(w[2], w[1]))));
-	l = fmax(l, fmax(ibLengthSq(ibSub(w[3], w[1])), ibLengthSq(ibSub(w[3], w[2]))));
+	double l = ib_fmax(ib_fmax(ibLengthSq(e1), ibLengthSq(e2)), ib_fmax(ibLengthSq(e3), ibLengthSq(ibSub(w[2], w[1]))));
+	l = ib_fmax(l, ib_fmax(ibLengthSq(ibSub(w[3], w[1])), ibLengthSq(ibSub(w[3], w[2]))));
 	bool flat = !(fabs(det) > 1e-13 * l * sqrt(l));
 	/* C[m]: signed volume with vertex m replaced by the origin */
 	double C[4] = {0, 0, 0, 0};
@@ -217,7 +217,7 @@ ibGjkResult ib_gjk_distance(const ibConvex* a, const ibConvex* b, bool cores, ib
 	}
 
 	double maxWW = 0.0;
-	for (int i = 0; i < s.count; ++i) maxWW = fmax(maxWW, ibLengthSq(s.w[i]));
+	for (int i = 0; i < s.count; ++i) maxWW = ib_fmax(maxWW, ibLengthSq(s.w[i]));
 	Closest c;
 	closest_simplex(&s, &c);
 	bool overlap = c.mask == 15;
@@ -249,7 +249,7 @@ ibGjkResult ib_gjk_distance(const ibConvex* a, const ibConvex* b, bool cores, ib
 		s.w[s.count] = w;
 		s.d[s.count] = ibNeg(v);
 		++s.count;
-		maxWW = fmax(maxWW, ibLengthSq(w));
+		maxWW = ib_fmax(maxWW, ibLengthSq(w));
 		closest_simplex(&s, &c);
 		if (c.mask == 15) {
 			overlap = true;

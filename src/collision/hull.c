@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "collision/hull.h"
+#include "math/fminmax.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -303,7 +304,7 @@ ibResult ib_hull_build(ibWorld* w, const ibVec3* points, int count, ibHullGeom**
 		const faceTmp* ft = &t.faces[f];
 		F[f] = (ibHullFace){ft->normal, -INFINITY, at, ft->count};
 		memcpy(FV + at, t.loops + ft->first, (size_t)ft->count * sizeof(int));
-		for (int k = 0; k < ft->count; ++k) F[f].offset = fmax(F[f].offset, ibDot(ft->normal, V[FV[at + k]]));
+		for (int k = 0; k < ft->count; ++k) F[f].offset = ib_fmax(F[f].offset, ibDot(ft->normal, V[FV[at + k]]));
 		for (int k = 1; k + 1 < ft->count; ++k) {
 			T[3 * tri] = FV[at];
 			T[3 * tri + 1] = FV[at + k];

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "collision/clip.h"
+#include "math/fminmax.h"
 #include "collision/collision_world.h"
 #include "collision/manifold_internal.h"
 #include "collision/support_feature.h"

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "collision/collision_world_internal.h"
+#include "math/fminmax.h"
 
 /* smallest root in [0, maxT] of |m + t d|_perp^2 = r^2 style quadratics a t^2 + 2 b t + c = 0 */
 static bool quad_entry(double a, double b, double c, double maxT, double* t)
@@ -54,7 +55,7 @@ static bool ray_box(ibVec3 o, ibVec3 d, ibVec3 h, double maxT, double* t, ibVec3
 			axis = k;
 			sign = s;
 		}
-		tmax = fmin(tmax, t2);
+		tmax = ib_fmin(tmax, t2);
 		if (tmin > tmax) return false;
 	}
 	*t = tmin;
@@ -99,7 +100,7 @@ static bool ray_tube(ibVec3 o, ibVec3 d, double r, double hl, double maxT, doubl
 static bool ray_capsule(ibVec3 o, ibVec3 d, double r, double hl, double maxT, double* t, ibVec3* n)
 {
 	/* inside? distance to the segment */
-	double zc = fmax(-hl, fmin(hl, o.z));
+	double zc = ib_fmax(-hl, ib_fmin(hl, o.z));
 	ibVec3 off = {o.x, o.y, o.z - zc};
 	if (ibDot(off, off) <= r * r) {
 		*t = 0.0;
@@ -165,7 +166,7 @@ static bool ray_generic(const ibConvex* c, ibVec3 p0, ibVec3 d, double maxT, dou
 	ibConvex pt = ib_convex_make(IB_CONVEX_SPHERE, p0, IB_QUAT_IDENTITY);
 	pt.radius = 0.0;
 	ibAABB box = ib_convex_aabb(c);
-	double scale = fmax(1.0, ibLength(ibSub(box.hi, box.lo)));
+	double scale = ib_fmax(1.0, ibLength(ibSub(box.hi, box.lo)));
 	double tt = 0.0;
 	ibGjkCache cache = {0};
 	for (int it = 0; it < 100; ++it) {

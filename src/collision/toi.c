@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "collision/collision_world_internal.h"
+#include "math/fminmax.h"
 
 /* ---------------------------------------------------------------- state save / restore */
 
@@ -103,7 +104,7 @@ static double search(ibWorld* w, ibCollisionWorld* cw, ibStepPhaseFn* motion, do
 		if (interp && isfinite(glo) && isfinite(ghi) && glo > ghi) {
 			double t = lo + (hi - lo) * glo / (glo - ghi);
 			double m = 0.01 * (hi - lo);
-			tau = fmin(fmax(t, lo + m), hi - m);
+			tau = ib_fmin(ib_fmax(t, lo + m), hi - m);
 		}
 		simulate_to(w, cw, motion, tau, H);
 		at = tau;
@@ -164,7 +165,7 @@ static double shape_bound_radius(const ibShape* s)
 	case IB_SHAPE_CYLINDER: return hypot(s->g.cylinder.halfLength, s->g.cylinder.radius);
 	default: {
 		double r = 0.0;
-		for (int i = 0; i < s->meshVertexCount; ++i) r = fmax(r, ibLength(s->meshVertices[i]));
+		for (int i = 0; i < s->meshVertexCount; ++i) r = ib_fmax(r, ibLength(s->meshVertices[i]));
 		return r;
 	}
 	}
@@ -174,18 +175,18 @@ static double shape_inner_size(const ibShape* s)
 {
 	switch (s->type) {
 	case IB_SHAPE_SPHERE: return s->g.sphere.radius;
-	case IB_SHAPE_BOX: return fmin(s->g.box.halfExtents.x, fmin(s->g.box.halfExtents.y, s->g.box.halfExtents.z));
+	case IB_SHAPE_BOX: return ib_fmin(s->g.box.halfExtents.x, ib_fmin(s->g.box.halfExtents.y, s->g.box.halfExtents.z));
 	case IB_SHAPE_CAPSULE: return s->g.capsule.radius;
-	case IB_SHAPE_CYLINDER: return fmin(s->g.cylinder.radius, s->g.cylinder.halfLength);
+	case IB_SHAPE_CYLINDER: return ib_fmin(s->g.cylinder.radius, s->g.cylinder.halfLength);
 	default: {
 		ibVec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
 		for (int i = 0; i < s->meshVertexCount; ++i) {
 			ibVec3 v = s->meshVertices[i];
-			lo = (ibVec3){fmin(lo.x, v.x), fmin(lo.y, v.y), fmin(lo.z, v.z)};
-			hi = (ibVec3){fmax(hi.x, v.x), fmax(hi.y, v.y), fmax(hi.z, v.z)};
+			lo = (ibVec3){ib_fmin(lo.x, v.x), ib_fmin(lo.y, v.y), ib_fmin(lo.z, v.z)};
+			hi = (ibVec3){ib_fmax(hi.x, v.x), ib_fmax(hi.y, v.y), ib_fmax(hi.z, v.z)};
 		}
 		ibVec3 d = ibSub(hi, lo);
-		return s->meshVertexCount > 0 ? 0.5 * fmin(d.x, fmin(d.y, d.z)) : 0.0;
+		return s->meshVertexCount > 0 ? 0.5 * ib_fmin(d.x, ib_fmin(d.y, d.z)) : 0.0;
 	}
 	}
 }
@@ -197,8 +198,8 @@ static void body_sizes(const ibWorld* w, const ibBody* b, double* radius, double
 	*inner = INFINITY;
 	for (int32_t s = b->firstShape; s != IB_NULL_INDEX; s = w->shapes[s].nextInBody) {
 		const ibShape* sh = &w->shapes[s];
-		*radius = fmax(*radius, ibLength(ibSub(sh->localPosition, b->localCom)) + shape_bound_radius(sh));
-		*inner = fmin(*inner, shape_inner_size(sh));
+		*radius = ib_fmax(*radius, ibLength(ibSub(sh->localPosition, b->localCom)) + shape_bound_radius(sh));
+		*inner = ib_fmin(*inner, shape_inner_size(sh));
 	}
 }
 
@@ -442,7 +443,7 @@ static double find_contact_time(ibWorld* w, ibCollisionWorld* cw, ibStepPhaseFn*
 	const ibCollisionSettings* cs = &w->collisionSettings;
 	ibPenetration pen;
 	if (!ib_collision_penetration(w, &pen)) return H;
-	if (pen.minSeparation < 0.0) cw->stats.maxPenetration = fmax(cw->stats.maxPenetration, -pen.minSeparation);
+	if (pen.minSeparation < 0.0) cw->stats.maxPenetration = ib_fmax(cw->stats.maxPenetration, -pen.minSeparation);
 	bool deep = cs->toiMode != IB_TOI_OFF && pen.minSeparation < -eps;
 	if (cs->conservativeAdvancement) {
 		save_states(w, cw->toiEnd);

@@ -5,6 +5,7 @@
  * the closest hit so far. Inner boxes are widened by a relative 1e-12 so that rounding in the slab
  * test never drops a hit. */
 #include "collision/trimesh.h"
+#include "math/fminmax.h"
 
 #include <math.h>
 #include <string.h>
@@ -74,8 +75,8 @@ static void buildNode(builder* B, int node, int lo, int hi)
 		cbox = ib_aabb_union(cbox, (ibAABB){B->centroid[tri], B->centroid[tri]});
 	}
 	ibVec3 ext = ibSub(box.hi, box.lo);
-	double size = fmax(fmax(fabs(box.lo.x), fabs(box.hi.x)),
-	                   fmax(fmax(fabs(box.lo.y), fabs(box.hi.y)), fmax(fabs(box.lo.z), fabs(box.hi.z))));
+	double size = ib_fmax(ib_fmax(fabs(box.lo.x), fabs(box.hi.x)),
+	                   ib_fmax(ib_fmax(fabs(box.lo.y), fabs(box.hi.y)), ib_fmax(fabs(box.lo.z), fabs(box.hi.z))));
 	t->nodes[node].box = ib_aabb_fatten(box, 1e-12 * (size + ext.x + ext.y + ext.z));
 	if (hi - lo <= IB_TRIMESH_LEAF_SIZE) {
 		t->nodes[node].first = lo;
@@ -230,8 +231,8 @@ static double slab(ibAABB box, ibVec3 o, ibVec3 inv, double maxS)
 			continue;
 		}
 		double t1 = (bl[k] - os[k]) * is[k], t2 = (bh[k] - os[k]) * is[k];
-		lo = fmax(lo, fmin(t1, t2));
-		hi = fmin(hi, fmax(t1, t2));
+		lo = ib_fmax(lo, ib_fmin(t1, t2));
+		hi = ib_fmin(hi, ib_fmax(t1, t2));
 		if (lo > hi) return INFINITY;
 	}
 	return lo;

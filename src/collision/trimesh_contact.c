@@ -20,6 +20,7 @@
 #include <math.h>
 
 #include "collision/trimesh.h"
+#include "math/fminmax.h"
 
 /* slack (rad) of the normal tests: a normal within this of the face's is the face's */
 #define IB_TRI_SLACK 1e-3
@@ -43,11 +44,11 @@ static bool tri_init(Tri* T, ibVec3 a, ibVec3 b, ibVec3 c)
 	for (int k = 0; k < 3; ++k) {
 		ibVec3 e = ibSub(T->v[(k + 1) % 3], T->v[k]);
 		double l = ibLength(e);
-		size = fmax(size, l);
+		size = ib_fmax(size, l);
 		T->d[k] = ibScale(1.0 / l, e);
 		T->out[k] = ibCross(T->d[k], T->f);
 	}
-	T->tol = fmax(1e-9, 1e-7 * size);
+	T->tol = ib_fmax(1e-9, 1e-7 * size);
 	return true;
 }
 

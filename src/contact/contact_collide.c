@@ -49,7 +49,7 @@ static bool friction_impulse(ibContactRow* c, ibVec3 u, double dN, double tol, i
 		 * with 3 N s of normal impulse and gained 1.6 kJ in one step) */
 		double l = ibLength(c->accT);
 		if (!(l > 0.0)) return false;
-		double take = fmin(-dyn, l);
+		double take = ib_fmin(-dyn, l);
 		*pT = ibScale(-take / l, c->accT);
 		c->accT = ibAdd(c->accT, *pT);
 		return take * tKt > tol;
@@ -277,10 +277,10 @@ void ib_contacts_resolve_collisions(ibWorld* w, ibContactStore* cs, double h)
 			const ibContactRow* c = &cs->pts[k];
 			if (c->kind != IB_CONTACT_COLLIDING) continue;
 			double d = c->target - ibDot(ib_contact_rel_velocity(w, c), c->n);
-			if (d > 0.0 || c->accN > 0.0) res = fmax(res, fabs(d));
+			if (d > 0.0 || c->accN > 0.0) res = ib_fmax(res, fabs(d));
 		}
 	w->stats.collisionIterations += it;
-	w->stats.collisionResidual = fmax(w->stats.collisionResidual, res);
+	w->stats.collisionResidual = ib_fmax(w->stats.collisionResidual, res);
 	if (active) w->stats.converged = false;
 }
 
@@ -316,7 +316,7 @@ ibResult ib_contacts_collide(ibWorld* w, double h)
 		return ib_error(w, IB_ERR_OUT_OF_MEMORY, "out of memory in the contact graph");
 	/* re-classify: every point that does not separate becomes a contact joint for this step (§5.3) */
 	double rest = ib_contact_resting_speed(w), stick = w->solver.velocityTolerance;
-	if (!w->solver.contact.directSolve) stick = fmax(stick, IB_CONTACT_STICK_SPEED * rest);
+	if (!w->solver.contact.directSolve) stick = ib_fmax(stick, IB_CONTACT_STICK_SPEED * rest);
 	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactRow* c = &cs->pts[k];
 		ibVec3 u = ib_contact_rel_velocity(w, c);

@@ -593,14 +593,14 @@ static double block_rhs(ibWorld* w, ibContactStore* cs, const DBlock* B, double 
 			ibVec3 c = B->pg.c;
 			d = ibSub(ibAdd(x->st.v, ibCross(x->st.w, ibSub(c, x->st.s))), ibAdd(y->st.v, ibCross(y->st.w, ibSub(c, y->st.s))));
 			t = ibSub(x->st.w, y->st.w);
-			for (int i = 0; i < B->m; ++i) err = fmax(err, ibLength(ib_contact_rel_velocity(w, &cs->pts[B->pt[i]])));
+			for (int i = 0; i < B->m; ++i) err = ib_fmax(err, ibLength(ib_contact_rel_velocity(w, &cs->pts[B->pt[i]])));
 		} else {
 			/* the rigid fit (offset d at fc, rotation t) of the points' errors, its offset moved to pg.c */
 			ibVec3 mom = IB_VEC3_ZERO;
 			for (int i = 0; i < B->m; ++i) {
 				const ibContactRow* q = &cs->pts[B->pt[i]];
 				ibVec3 e = position_error(w, cs, q, h, true);
-				err = fmax(err, ibLength(e));
+				err = ib_fmax(err, ibLength(e));
 				d = ibAdd(d, e);
 				mom = ibAdd(mom, ibCross(ibSub(q->a, B->fc), e));
 			}
@@ -671,9 +671,9 @@ static bool solve(ibContactDirect* D)
  * applied and the point's accumulated impulses set. */
 static void set_point(ibWorld* w, ibContactRow* q, double N, ibVec3 T, bool velocity)
 {
-	double Np = fmax(0.0, N);
+	double Np = ib_fmax(0.0, N);
 	ibVec3 Tp = ib_contact_tangential(T, q->n);
-	double lt = ibLength(Tp), lim = fmax(0.0, q->mus) * Np;
+	double lt = ibLength(Tp), lim = ib_fmax(0.0, q->mus) * Np;
 	if (lt > lim) Tp = lt > 0.0 && lim > 0.0 ? ibScale(lim / lt, Tp) : IB_VEC3_ZERO;
 	ibVec3 corr = ibMulAdd(ibSub(Tp, T), Np - N, q->n);
 	if (ibLengthSq(corr) > 0.0) ib_contact_apply(w, q, corr);
@@ -781,7 +781,7 @@ static int iterate(ibWorld* w, ibContactStore* cs, ibContactDirect* D, double h,
 	bool ready = false, fresh = false, ran = false;
 	for (int it = 0;; ++it) {
 		err = 0.0; /* also the final error when the loop ends: nothing is applied after this evaluation */
-		for (int32_t k = 0; k < D->nblk; ++k) err = fmax(err, block_rhs(w, cs, &D->S->blk[k], h, velocity, D->S->rhs + D->S->blk[k].off));
+		for (int32_t k = 0; k < D->nblk; ++k) err = ib_fmax(err, block_rhs(w, cs, &D->S->blk[k], h, velocity, D->S->rhs + D->S->blk[k].off));
 		if (first < 0.0) first = err;
 		if (!(err > 0.1 * tol) || it == DIR_MAX_ITERATIONS) break;
 		bool slow = it >= 1 && err > DIR_SLOW * last; /* a stale factor that no longer halves the error */

@@ -402,7 +402,7 @@ static int run_islands(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop
 		moved = moved || m;
 		best = best || cs->bestRestored;
 		start = start || cs->startRestored;
-		if (loop->residual) res = fmax(res, *loop->residual);
+		if (loop->residual) res = ib_fmax(res, *loop->residual);
 	}
 	st->sweepIsland = NULL;
 	cs->bestRestored = best;

@@ -14,6 +14,7 @@
 #define IBDYN_SRC_CONTACT_INTERNAL_H
 
 #include "dynamics/world.h"
+#include "math/fminmax.h"
 
 /* a body's pose (principal frame) */
 typedef struct ibContactPose {

@@ -69,7 +69,7 @@ static double correct_point_jointed(ibWorld* w, ibContactStore* cs, ibContactRow
 	}
 	double lt = ibLength(dt);
 	bool push = g < 0.0 || (g > 0.0 && c->accN > 0.0);
-	double err = fmax(push ? fabs(g) : 0.0, lt);
+	double err = ib_fmax(push ? fabs(g) : 0.0, lt);
 	if (err <= eps) return 0.0;
 	*moved = true;
 	ibContactAcc before = ib_contact_acc(w, c);
@@ -204,7 +204,7 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 		c->accT = cand;
 		if (l <= eps) return err;
 		*moved = true;
-		return fmax(err, l);
+		return ib_fmax(err, l);
 	}
 	/* dynamic friction from this iteration's normal impulse (§5.2.5 at t0) */
 	if (defer ? ib_contact_friction_velocity_pending(w, c, dN, w->solver.velocityTolerance, ibScale(dN, c->n), NULL)
@@ -258,12 +258,12 @@ static void warm_start(ibWorld* w, ibContactStore* cs, double h, bool velocity)
 		double dN;
 		ibVec3 pT;
 		if (!velocity) {
-			dN = fmax(0.0, scale * o->wN);
+			dN = ib_fmax(0.0, scale * o->wN);
 			c->accN = dN;
 			pT = warm_friction(w, c, o->wT, scale, c->accN, dN);
 			c->accT = pT;
 		} else {
-			dN = fmax(scale * o->wVN, -c->accN);
+			dN = ib_fmax(scale * o->wVN, -c->accN);
 			c->accN += dN;
 			c->accVN = dN;
 			pT = warm_friction(w, c, o->wVT, scale, c->accN, dN);
@@ -293,7 +293,7 @@ static bool position_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, void
 	RestCtx* x = ctx;
 	if (c->kind != IB_CONTACT_RESTING) return false;
 	bool moved = false;
-	x->res = fmax(x->res, correct_point(w, cs, c, x->h, x->eps, &moved));
+	x->res = ib_fmax(x->res, correct_point(w, cs, c, x->h, x->eps, &moved));
 	return moved;
 }
 
@@ -339,7 +339,7 @@ static int32_t activate_closing(ibWorld* w, ibContactStore* cs, double h, double
 		double g = ibDot(ibSub(a, b), n);
 		if (!(g < -eps)) continue;
 		carry_points(w, c, keepK);
-		c->allowN = fmax(0.0, -ibDot(ibSub(c->a, c->b), c->n) - IB_CONTACT_RECOVERY_SPEED * h);
+		c->allowN = ib_fmax(0.0, -ibDot(ibSub(c->a, c->b), c->n) - IB_CONTACT_RECOVERY_SPEED * h);
 		if (!(g + c->allowN < -eps)) continue;
 		ib_contact_make_lifting(cs, c);
 		++added;
@@ -367,13 +367,13 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 		/* errors present at t0 are removed at IB_CONTACT_RECOVERY_SPEED at most: corrected within a
 		 * tiny (time-of-contact) sub-step they would become huge velocities */
 		double rec = IB_CONTACT_RECOVERY_SPEED * h;
-		c->allowN = fmax(0.0, -ibDot(ibSub(c->a, c->b), c->n) - rec);
+		c->allowN = ib_fmax(0.0, -ibDot(ibSub(c->a, c->b), c->n) - rec);
 		c->allowT = 0.0;
 		if (c->sticking) {
 			const ibBody* x = &w->bodies[c->b1];
 			const ibBody* y = &w->bodies[c->b2];
 			ibVec3 d0 = ibSub(ibAdd(y->st.s, ibMat3_MulV(y->R, c->tb)), ibAdd(x->st.s, ibMat3_MulV(x->R, c->ta)));
-			c->allowT = fmax(0.0, ibLength(ib_contact_tangential(d0, c->n)) - rec);
+			c->allowT = ib_fmax(0.0, ibLength(ib_contact_tangential(d0, c->n)) - rec);
 		}
 	}
 	cs->lastH = h;
@@ -436,7 +436,7 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 	cs->positionStalled = moved;
 	if (moved) {
 		w->stats.converged = false;
-		w->stats.contactResidual = fmax(w->stats.contactResidual, x.res);
+		w->stats.contactResidual = ib_fmax(w->stats.contactResidual, x.res);
 	}
 }
 
@@ -550,8 +550,8 @@ static double velocity_residual(const ibWorld* w, const ibContactStore* cs)
 		ibVec3 u = ib_contact_rel_velocity(w, c);
 		double un = ibDot(u, c->n), e = un < 0.0 ? -un : c->accN > 0.0 ? un : 0.0;
 		if (c->sticking && c->mus > 0.0 && ibLength(c->accT) < c->mus * c->accN * (1.0 - 1e-9))
-			e = fmax(e, ibLength(ib_contact_tangential(u, c->n)));
-		r = fmax(r, e);
+			e = ib_fmax(e, ibLength(ib_contact_tangential(u, c->n)));
+		r = ib_fmax(r, e);
 	}
 	return r;
 }
@@ -597,6 +597,6 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 	}
 	if (moved) {
 		w->stats.converged = false;
-		w->stats.contactVelocityResidual = fmax(w->stats.contactVelocityResidual, velocity_residual(w, cs));
+		w->stats.contactVelocityResidual = ib_fmax(w->stats.contactVelocityResidual, velocity_residual(w, cs));
 	}
 }

@@ -143,7 +143,7 @@ static int probe_point(ibWorld* w, const ibContactJointResponse* r, int32_t n, i
 	 * PROBE_ACCURACY of itself (a 10 000 kg table on 1 kg legs: n^T K_eff n ~ 3e-4 n^T K n) */
 	double ratio = ibDot(c->n, probe(w, r, n, c, b[0], s, u0, SCREEN_TOL)) / c->nKn;
 	if (ratio > RESPONSE_RATIO) return -1;
-	double tol = PROBE_ACCURACY * fmax(ratio, PROBE_FLOOR);
+	double tol = PROBE_ACCURACY * ib_fmax(ratio, PROBE_FLOOR);
 	for (int k = 0; k < 3; ++k) col[k] = probe(w, r, n, c, b[k], s, u0, tol);
 	if (!(ibDot(c->n, col[0]) > PROBE_FLOOR * c->nKn)) return 0;
 	/* K = sum_k col_k b_k^T (K b_k = col_k, b orthonormal), made symmetric */

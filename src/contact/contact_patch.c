@@ -138,7 +138,7 @@ static bool nonneg_loads(const ibVec3* r, int m, ibVec3 t1, ibVec3 t2, double Fn
 				double cx = ibDot(r[k], t1) - ax, cy = ibDot(r[k], t2) - ay, d = bx * cy - by * cx;
 				if (fabs(d) < 1e-12 * (bx * bx + by * by + cx * cx + cy * cy)) continue;
 				double px = qx - ax, py = qy - ay, l1 = (px * cy - py * cx) / d, l2 = (bx * py - by * px) / d, l0 = 1.0 - l1 - l2;
-				double mn = fmin(l0, fmin(l1, l2));
+				double mn = ib_fmin(l0, ib_fmin(l1, l2));
 				if (mn > best) {
 					best = mn;
 					for (int q = 0; q < m; ++q) B[q] = 0.0;
@@ -148,8 +148,8 @@ static bool nonneg_loads(const ibVec3* r, int m, ibVec3 t1, ibVec3 t2, double Fn
 	if (best < 0.0) return false;
 	double t = 1.0; /* N = B + t (N_ls - B), the largest t in [0, 1] with N >= 0 */
 	for (int i = 0; i < m; ++i)
-		if (N[i] < 0.0) t = fmin(t, B[i] / (B[i] - N[i]));
-	for (int i = 0; i < m; ++i) N[i] = fmax(0.0, B[i] + t * (N[i] - B[i]));
+		if (N[i] < 0.0) t = ib_fmin(t, B[i] / (B[i] - N[i]));
+	for (int i = 0; i < m; ++i) N[i] = ib_fmax(0.0, B[i] + t * (N[i] - B[i]));
 	return true;
 }
 
@@ -194,12 +194,12 @@ int ib_contact_patch_loads(const ibContactRow* const* g, const ibPatchGeom* pg, 
 	ibVec3 cw = IB_VEC3_ZERO;
 	for (int i = 0; i < m; ++i) {
 		N[i] = Fn / m + ibDot(beta, pg->r[i]);
-		Nmin = fmin(Nmin, N[i]);
+		Nmin = ib_fmin(Nmin, N[i]);
 	}
 	/* the centre of pressure outside the points: a corner lifts */
 	if (Nmin < 0.0 && !nonneg_loads(pg->r, m, pg->t1, pg->t2, Fn, rho, N)) status = 0;
 	for (int i = 0; i < m; ++i) {
-		double wi = fmax(0.0, N[i]);
+		double wi = ib_fmax(0.0, N[i]);
 		W += wi;
 		cw = ibMulAdd(cw, wi, pg->r[i]);
 	}
@@ -210,11 +210,11 @@ int ib_contact_patch_loads(const ibContactRow* const* g, const ibPatchGeom* pg, 
 	cw = ibScale(1.0 / W, cw); /* loads' centre, relative to c */
 	/* friction: same F_t, same twist about c */
 	double Mn = ibDot(M, n) - ibDot(n, ibCross(cw, Ft)), J = 0.0;
-	for (int i = 0; i < m; ++i) J += fmax(0.0, N[i]) * ibLengthSq(ibSub(pg->r[i], cw));
+	for (int i = 0; i < m; ++i) J += ib_fmax(0.0, N[i]) * ibLengthSq(ibSub(pg->r[i], cw));
 	double k = J > 0.0 ? Mn / J : 0.0;
 	if (!(J > 0.0) && fabs(Mn) > 0.0) status = 0;
 	for (int i = 0; i < m; ++i) {
-		T[i] = ibScale(fmax(0.0, N[i]), ibMulAdd(ibScale(1.0 / W, Ft), k, ibCross(n, ibSub(pg->r[i], cw))));
+		T[i] = ibScale(ib_fmax(0.0, N[i]), ibMulAdd(ibScale(1.0 / W, Ft), k, ibCross(n, ibSub(pg->r[i], cw))));
 		if (ibLength(T[i]) > g[i]->mus * N[i]) status = 0; /* outside a cone */
 	}
 	return status;
@@ -237,7 +237,7 @@ bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, 
 	ibVec3 u = ibSub(ibAdd(x->st.v, ibCross(x->st.w, r1)), ibAdd(y->st.v, ibCross(y->st.w, r2)));
 	ibVec3 om = ibSub(x->st.w, y->st.w);
 	double err = 0.0;
-	for (int i = 0; i < m; ++i) err = fmax(err, ibLength(ib_contact_rel_velocity(w, &g[i])));
+	for (int i = 0; i < m; ++i) err = ib_fmax(err, ibLength(ib_contact_rel_velocity(w, &g[i])));
 	if (!(err > 0.0)) return true;
 	ibVec3 F = IB_VEC3_ZERO, M = IB_VEC3_ZERO;
 	for (int i = 0; i < m; ++i) {

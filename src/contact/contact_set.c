@@ -64,8 +64,8 @@ static double mix(ibMixRule rule, double x, double y)
 {
 	switch (rule) {
 	case IB_MIX_SUM: return x + y;
-	case IB_MIX_MIN: return fmin(x, y);
-	case IB_MIX_MAX: return fmax(x, y);
+	case IB_MIX_MIN: return ib_fmin(x, y);
+	case IB_MIX_MAX: return ib_fmax(x, y);
 	case IB_MIX_MEAN: return 0.5 * (x + y);
 	case IB_MIX_PRODUCT:
 	default: return x * y;
@@ -74,7 +74,7 @@ static double mix(ibMixRule rule, double x, double y)
 
 double ib_contact_pair_restitution(const ibWorld* w, const ibShape* a, const ibShape* b)
 {
-	return fmin(1.0, fmax(0.0, mix(w->solver.contact.restitutionMixing, a->material.restitution, b->material.restitution)));
+	return ib_fmin(1.0, ib_fmax(0.0, mix(w->solver.contact.restitutionMixing, a->material.restitution, b->material.restitution)));
 }
 
 double ib_contact_resting_speed(const ibWorld* w)
@@ -574,7 +574,7 @@ static uint32_t pair_hash(int32_t s1, int32_t s2)
 static int32_t match_prev(const ibWorld* w, const ibContactStore* cs, const ibContactRow* c)
 {
 	if (cs->prevCount == 0 || cs->prevHashCapacity == 0) return -1;
-	double tol = fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
+	double tol = ib_fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
 	uint32_t mask = (uint32_t)cs->prevHashCapacity - 1u;
 	int32_t first = -1;
 	for (uint32_t h = pair_hash(c->s1, c->s2) & mask;; h = (h + 1u) & mask) {
@@ -644,7 +644,7 @@ static void consistent_anchors(ibWorld* w, ibContactStore* cs, int32_t first, in
 	double worst = 0.0;
 	for (int i = 0; i < m; ++i) {
 		r[i] = ibSub(d[i], ibMulAdd(dm, theta, ibCross(n, ibSub(x[i], xm))));
-		worst = fmax(worst, ibLength(r[i]));
+		worst = ib_fmax(worst, ibLength(r[i]));
 	}
 	if (!(worst > tol)) return;
 	for (int i = 0; i < m; ++i) {
@@ -687,7 +687,7 @@ void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
 		if (fresh && (cs->jointed[c->b1] || cs->jointed[c->b2])) continue;
 		/* sticking points that persist keep their static-friction anchors */
 		const ibContactPrev* o = &cs->prev[c->warm];
-		double tol = fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
+		double tol = ib_fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
 		if (!o->sticking || ibLengthSq(ibSub(o->la, c->la)) > tol * tol) continue;
 		/* on a round point the anchor's material point must still be where it touches: a slowly rolling
 		 * sphere (less than tol per step) kept an anchor it had rolled away from */
@@ -783,7 +783,7 @@ static double round_point(const ibShape* s, const ibBody* b, ibVec3 p, ibVec3 o,
 	ibVec3 d = ibSub(ibMulAdd(p, -r / lu, u), sp);
 	double along = ibDot(d, z), tol = 1e-3 * r;
 	if (ibLengthSq(ibMulAdd(d, -along, z)) > tol * tol || fabs(along) > hl + tol) return 0.0;
-	ibVec3 c = ibMulAdd(sp, fmax(-hl, fmin(hl, along)), z);
+	ibVec3 c = ibMulAdd(sp, ib_fmax(-hl, ib_fmin(hl, along)), z);
 	*core = ibMat3_MulTV(b->R, ibSub(c, b->st.s));
 	*axis = ibMat3_MulTV(b->R, z);
 	return r;
@@ -847,7 +847,7 @@ static bool on_one_face(const ibWorld* w, int32_t shape, ibVec3 p)
 	}
 	const ibHullData* h = &s->hull->view;
 	double size = 0.0;
-	for (int i = 0; i < h->vertexCount; ++i) size = fmax(size, ibLength(h->vertices[i]));
+	for (int i = 0; i < h->vertexCount; ++i) size = ib_fmax(size, ibLength(h->vertices[i]));
 	int faces = 0;
 	for (int f = 0; f < h->faceCount && faces < 2; ++f) faces += fabs(ibDot(h->faces[f].normal, q) - h->faces[f].offset) <= 1e-9 * size;
 	return faces == 1;
@@ -890,7 +890,7 @@ static bool flat_face_at(const ibWorld* w, int32_t shape, ibVec3 q, ibVec3* pn, 
 		if (!s->hull) return false;
 		const ibHullData* hd = &s->hull->view;
 		double size = 0.0;
-		for (int i = 0; i < hd->vertexCount; ++i) size = fmax(size, ibLength(hd->vertices[i]));
+		for (int i = 0; i < hd->vertexCount; ++i) size = ib_fmax(size, ibLength(hd->vertices[i]));
 		int face = -1, on = 0;
 		for (int f = 0; f < hd->faceCount; ++f) {
 			double d = ibDot(hd->faces[f].normal, l) - hd->faces[f].offset;
@@ -1059,8 +1059,8 @@ bool ib_contacts_add_pair(ibWorld* w, ibContactStore* cs, const ibContactPair* p
 	const ibMaterial* ma = &w->shapes[pr->shapeA].material;
 	const ibMaterial* mb = &w->shapes[pr->shapeB].material;
 	double e = ib_contact_pair_restitution(w, &w->shapes[pr->shapeA], &w->shapes[pr->shapeB]);
-	double mus = fmax(0.0, mix(set->frictionMixing, ma->staticFriction, mb->staticFriction));
-	double mud = fmax(0.0, mix(set->frictionMixing, ma->dynamicFriction, mb->dynamicFriction));
+	double mus = ib_fmax(0.0, mix(set->frictionMixing, ma->staticFriction, mb->staticFriction));
+	double mud = ib_fmax(0.0, mix(set->frictionMixing, ma->dynamicFriction, mb->dynamicFriction));
 	const ibManifold* m = &pr->manifold;
 	ibVec3 n = ibNormalize(m->normal);
 	if (!ibVec3_IsFinite(n) || ibLengthSq(n) < 0.5) return true;

@@ -49,22 +49,22 @@ static void half_sizes(const ibWorld* w, const ibShape* s, double* lo, double* h
 	case IB_SHAPE_SPHERE: *lo = *hi = s->g.sphere.radius; return;
 	case IB_SHAPE_BOX: {
 		ibVec3 e = s->g.box.halfExtents;
-		*lo = fmin(e.x, fmin(e.y, e.z));
-		*hi = fmax(e.x, fmax(e.y, e.z));
+		*lo = ib_fmin(e.x, ib_fmin(e.y, e.z));
+		*hi = ib_fmax(e.x, ib_fmax(e.y, e.z));
 		return;
 	}
 	case IB_SHAPE_CAPSULE: *lo = s->g.capsule.radius, *hi = s->g.capsule.radius + s->g.capsule.halfLength; return;
 	case IB_SHAPE_CYLINDER:
-		*lo = fmin(s->g.cylinder.radius, s->g.cylinder.halfLength);
-		*hi = fmax(s->g.cylinder.radius, s->g.cylinder.halfLength);
+		*lo = ib_fmin(s->g.cylinder.radius, s->g.cylinder.halfLength);
+		*hi = ib_fmax(s->g.cylinder.radius, s->g.cylinder.halfLength);
 		return;
 	case IB_SHAPE_PLANE:
 	case IB_SHAPE_TRIMESH: *lo = *hi = INFINITY; return; /* a mesh: as a plane, the other shape decides */
 	default: {
 		ibAABB a = ib_shape_world_aabb(&w->bodies[s->body], s);
 		ibVec3 d = ibSub(a.hi, a.lo);
-		*lo = 0.25 * fmin(d.x, fmin(d.y, d.z));
-		*hi = 0.5 * fmax(d.x, fmax(d.y, d.z));
+		*lo = 0.25 * ib_fmin(d.x, ib_fmin(d.y, d.z));
+		*hi = 0.5 * ib_fmax(d.x, ib_fmax(d.y, d.z));
 		return;
 	}
 	}
@@ -140,7 +140,7 @@ static bool flat_resting_face(const ibWorld* w, const ibContactStore* cs, int32_
 {
 	if (last - first < 3) return false;
 	double lo = INFINITY, hi = -INFINITY;
-	for (int32_t k = first; k < last; ++k) lo = fmin(lo, cs->pts[k].gap), hi = fmax(hi, cs->pts[k].gap);
+	for (int32_t k = first; k < last; ++k) lo = ib_fmin(lo, cs->pts[k].gap), hi = ib_fmax(hi, cs->pts[k].gap);
 	if (lo < -eps || hi - lo > 0.1 * eps) return false;
 	return 2.0 * body_reach(w, pa, pb) * h <= eps;
 }
@@ -163,7 +163,7 @@ static bool body_bounds(ibWorld* w, ibContactStore* cs, double h, bool reach)
 		cs->motion[i] = 0.0;
 		if (!b->inUse || b->type == IB_BODY_STATIC || b->sleeping) continue;
 		double r = 0.0;
-		for (int32_t s = b->firstShape; s != IB_NULL_INDEX; s = w->shapes[s].nextInBody) r = fmax(r, shape_radius(w, &w->shapes[s]));
+		for (int32_t s = b->firstShape; s != IB_NULL_INDEX; s = w->shapes[s].nextInBody) r = ib_fmax(r, shape_radius(w, &w->shapes[s]));
 		double q = (ibLength(b->st.v) + ibLength(b->st.w) * r) * h;
 		cs->motion[i] = reach ? q + 0.5 * add : 1.5 * (ib_is_dynamic(b) ? q + add : q);
 	}
@@ -211,8 +211,8 @@ static bool near_pair(ibWorld* w, void* ctx, int32_t sa, int32_t sb)
 	NearCtx* x = ctx;
 	ibContactStore* cs = x->cs;
 	const ibShape *pa = &w->shapes[sa], *pb = &w->shapes[sb];
-	double cap = 0.5 * fmin(inner_size(w, pa), inner_size(w, pb));
-	double margin = fmin(cs->motion[pa->body] + cs->motion[pb->body], cap);
+	double cap = 0.5 * ib_fmin(inner_size(w, pa), inner_size(w, pb));
+	double margin = ib_fmin(cs->motion[pa->body] + cs->motion[pb->body], cap);
 	if (x->checked) { /* only where the region holds every point that can meet in the step; the rest: TOI */
 		margin = 0.5 * closing_bound(w, pa, pb, x->h);
 		if (margin > 2.0 * cap) return true;
@@ -265,7 +265,7 @@ double ib_contacts_speculative_window(const ibWorld* w, int32_t sa, int32_t sb, 
 	if (!w->collisionSettings.speculativeApproach || !(h > 0.0)) return 0.0;
 	if (pa->type == IB_SHAPE_TRIMESH || pb->type == IB_SHAPE_TRIMESH) return 0.0;
 	if (ib_contact_pair_restitution(w, pa, pb) > 0.0) return 0.0;
-	double cap = 0.5 * fmin(inner_size(w, pa), inner_size(w, pb));
+	double cap = 0.5 * ib_fmin(inner_size(w, pa), inner_size(w, pb));
 	if (0.5 * closing_bound(w, pa, pb, h) > 2.0 * cap) return 0.0; /* fast: near_pair leaves it to the search */
 	/* near_pair's "closes" by reach, without the slack: the window stays inside its region */
 	return body_reach(w, pa, pb) * h;
@@ -337,7 +337,7 @@ static bool add_region(ibWorld* w, ibContactStore* cs, int32_t first, int32_t la
 bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n0)
 {
 	const double eps = w->collisionSettings.contactTolerance;
-	const double same = fmax(10.0 * eps, 1e-3), same2 = same * same; /* as contact_set.c matches points */
+	const double same = ib_fmax(10.0 * eps, 1e-3), same2 = same * same; /* as contact_set.c matches points */
 	for (int32_t k = 0; k < n0;) {
 		const int32_t first = k, s1 = cs->pts[k].s1, s2 = cs->pts[k].s2;
 		while (k < n0 && cs->pts[k].s1 == s1 && cs->pts[k].s2 == s2) ++k;
@@ -360,7 +360,7 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 				if (rim[q].nKn > 0.0) cs->pts[cs->count++] = rim[q];
 			}
 		}
-		double margin = fmin(reach, 0.25 * fmin(outer_size(w, pa), outer_size(w, pb)));
+		double margin = ib_fmin(reach, 0.25 * ib_fmin(outer_size(w, pa), outer_size(w, pb)));
 		if (!(margin > 2.0 * eps)) continue;
 		if (flat_resting_face(w, cs, first, last, pa, pb, h, eps)) continue;
 		const ibBody *x = &w->bodies[pa->body], *y = &w->bodies[pb->body];
@@ -415,7 +415,7 @@ static bool covered(ibWorld* w, ibContactStore* cs, int32_t s1, int32_t s2, int3
 int32_t ib_contacts_end_regions(ibWorld* w, ibContactStore* cs, double h, double eps, int32_t since)
 {
 	const double tol = w->collisionSettings.contactTolerance;
-	const double same = fmax(10.0 * tol, 1e-3), same2 = same * same;
+	const double same = ib_fmax(10.0 * tol, 1e-3), same2 = same * same;
 	int32_t added = 0;
 	for (int32_t e = 0; e < cs->endPairCount; ++e) {
 		const int32_t* E = cs->endPairs + IB_END_PAIR * e;
@@ -451,7 +451,7 @@ int32_t ib_contacts_end_regions(ibWorld* w, ibContactStore* cs, double h, double
 				c->key = mp->key ^ 0x2f6b3c1du;
 				c->spec = 0;
 				c->frozen = 0;
-				c->allowN = fmax(0.0, -c->gap - IB_CONTACT_RECOVERY_SPEED * h);
+				c->allowN = ib_fmax(0.0, -c->gap - IB_CONTACT_RECOVERY_SPEED * h);
 				ib_contact_make_lifting(cs, c);
 				cs->count++;
 				++added;

@@ -59,8 +59,8 @@ static void spread_friction(const ibContactPrev* g, int32_t m, const double* w, 
 	ibVec3 n = g[0].n, F = IB_VEC3_ZERO, c = IB_VEC3_ZERO;
 	double W = 0.0, tau = 0.0, J = 0.0;
 	for (int32_t i = 0; i < m; ++i) {
-		W += fmax(0.0, w[i]);
-		c = ibMulAdd(c, fmax(0.0, w[i]), g[i].a);
+		W += ib_fmax(0.0, w[i]);
+		c = ibMulAdd(c, ib_fmax(0.0, w[i]), g[i].a);
 		F = ibAdd(F, ib_contact_tangential(T[i], n));
 	}
 	if (!(W > 0.0)) return;
@@ -68,12 +68,12 @@ static void spread_friction(const ibContactPrev* g, int32_t m, const double* w, 
 	for (int32_t i = 0; twist && i < m; ++i) {
 		ibVec3 r = ib_contact_tangential(ibSub(g[i].a, c), n);
 		tau += ibDot(n, ibCross(r, ib_contact_tangential(T[i], n)));
-		J += fmax(0.0, w[i]) * ibLengthSq(r);
+		J += ib_fmax(0.0, w[i]) * ibLengthSq(r);
 	}
 	double k = J > 0.0 ? tau / J : 0.0;
 	for (int32_t i = 0; i < m; ++i) {
 		ibVec3 r = ib_contact_tangential(ibSub(g[i].a, c), n);
-		T[i] = ibScale(fmax(0.0, w[i]), ibMulAdd(ibScale(1.0 / W, F), k, ibCross(n, r)));
+		T[i] = ibScale(ib_fmax(0.0, w[i]), ibMulAdd(ibScale(1.0 / W, F), k, ibCross(n, r)));
 	}
 }
 
