@@ -468,9 +468,43 @@ IB_BCHOL_INLINE void gemtv_sub_d(double* x, const double* B, int r, const double
 	default: call(r); break;                                                                                    \
 	}
 
+#ifdef IB_BCHOL_AVX
+/* gemv_sub_d and gemtv_sub_d of a 6 x 6 block with AVX vectors (rows 0-3 and 4-5 of y; entries 0-3 and 4-5 of
+ * x): every entry summed in the same order as the scalar kernels, bit-identical results */
+__attribute__((target("avx"))) static void gemv66_avx(double* y, const double* B, const double* x)
+{
+	__m256d s = _mm256_setzero_pd();
+	__m128d u = _mm_setzero_pd();
+	for (int l = 0; l < 6; ++l) {
+		const __m256d c = _mm256_set_pd(B[18 + l], B[12 + l], B[6 + l], B[l]); /* column l, rows 0-3 */
+		const __m128d e = _mm_set_pd(B[30 + l], B[24 + l]);                     /* rows 4-5 */
+		s = _mm256_add_pd(s, _mm256_mul_pd(c, _mm256_broadcast_sd(x + l)));
+		u = _mm_add_pd(u, _mm_mul_pd(e, _mm_set1_pd(x[l])));
+	}
+	_mm256_storeu_pd(y, _mm256_sub_pd(_mm256_loadu_pd(y), s));
+	_mm_storeu_pd(y + 4, _mm_sub_pd(_mm_loadu_pd(y + 4), u));
+}
+__attribute__((target("avx"))) static void gemtv66_avx(double* x, const double* B, const double* y)
+{
+	__m256d a = _mm256_loadu_pd(x);
+	__m128d b = _mm_loadu_pd(x + 4);
+	for (int i = 0; i < 6; ++i) {
+		a = _mm256_sub_pd(a, _mm256_mul_pd(_mm256_loadu_pd(B + 6 * i), _mm256_broadcast_sd(y + i)));
+		b = _mm_sub_pd(b, _mm_mul_pd(_mm_loadu_pd(B + 6 * i + 4), _mm_set1_pd(y[i])));
+	}
+	_mm256_storeu_pd(x, a);
+	_mm_storeu_pd(x + 4, b);
+}
+#define IB_GEMV66(avx, y, B, x) ((avx) ? (gemv66_avx(y, B, x), true) : false)
+#define IB_GEMTV66(avx, x, B, y) ((avx) ? (gemtv66_avx(x, B, y), true) : false)
+#else
+#define IB_GEMV66(avx, y, B, x) ((void)(avx), false)
+#define IB_GEMTV66(avx, x, B, y) ((void)(avx), false)
+#endif
+
 /* forward substitution of column k: y_k = L_kk^-1 y_k, then y_r -= L_rk y_k for its rows (the column's
- * values are contiguous: the diagonal block, then the row blocks in order) */
-IB_BCHOL_INLINE void forward_d(const ibBlockChol* F, int32_t k, double* y, const int d)
+ * values are contiguous: the diagonal block, then the row blocks in order); avx: 6 x 6 blocks with AVX */
+IB_BCHOL_INLINE void forward_d(const ibBlockChol* F, int32_t k, double* y, const int d, const bool avx)
 {
 	const double* L = F->val + F->diagPos[k];
 	double* yk = y + F->eoff[k];
@@ -486,6 +520,10 @@ IB_BCHOL_INLINE void forward_d(const ibBlockChol* F, int32_t k, double* y, const
 		int32_t r = F->rowIdx[t];
 		int dr = F->edim[r];
 		double* yr = y + F->eoff[r];
+		if (d == 6 && dr == 6 && IB_GEMV66(avx, yr, B, x)) {
+			B += 36;
+			continue;
+		}
 #define GEMV(R) gemv_sub_d(yr, B, R, x, d)
 		SPECIALISE_ROWS(GEMV, dr)
 #undef GEMV
@@ -493,7 +531,7 @@ IB_BCHOL_INLINE void forward_d(const ibBlockChol* F, int32_t k, double* y, const
 	}
 }
 /* back substitution of column k: y_k -= sum L_rk^T y_r, then y_k = L_kk^-T y_k */
-IB_BCHOL_INLINE void backward_d(const ibBlockChol* F, int32_t k, double* y, const int d)
+IB_BCHOL_INLINE void backward_d(const ibBlockChol* F, int32_t k, double* y, const int d, const bool avx)
 {
 	double* yk = y + F->eoff[k];
 	const double* L = F->val + F->diagPos[k];
@@ -502,6 +540,10 @@ IB_BCHOL_INLINE void backward_d(const ibBlockChol* F, int32_t k, double* y, cons
 		int32_t r = F->rowIdx[t];
 		int dr = F->edim[r];
 		const double* yr = y + F->eoff[r];
+		if (d == 6 && dr == 6 && IB_GEMTV66(avx, yk, B, yr)) {
+			B += 36;
+			continue;
+		}
 #define GEMTV(R) gemtv_sub_d(yk, B, R, yr, d)
 		SPECIALISE_ROWS(GEMTV, dr)
 #undef GEMTV
@@ -604,14 +646,19 @@ void ib_bchol_solve(ibBlockChol* F, const double* b, double* x)
 {
 	const int32_t n = F->n, *dim = F->dim, *perm = F->perm, *uoff = F->eoff + n + 1;
 	double* y = F->work;
+#ifdef IB_BCHOL_AVX
+	const bool avx = __builtin_cpu_supports("avx");
+#else
+	const bool avx = false;
+#endif
 	for (int32_t k = 0; k < n; ++k) memcpy(y + F->eoff[k], b + uoff[perm[k]], (size_t)dim[perm[k]] * sizeof(double));
 	for (int32_t k = 0; k < n; ++k) { /* L y = b */
-#define FWD(D) forward_d(F, k, y, D)
+#define FWD(D) forward_d(F, k, y, D, avx)
 		SPECIALISE(FWD, dim[perm[k]])
 #undef FWD
 	}
 	for (int32_t k = n - 1; k >= 0; --k) { /* L^T x = y */
-#define BWD(D) backward_d(F, k, y, D)
+#define BWD(D) backward_d(F, k, y, D, avx)
 		SPECIALISE(BWD, dim[perm[k]])
 #undef BWD
 	}
