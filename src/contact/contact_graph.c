@@ -93,6 +93,7 @@ static void freeze_lower(ibWorld* w, ibContactStore* cs, ibContactRow* c)
 	int32_t l1 = cs->level[c->b1], l2 = cs->level[c->b2];
 	c->frozen = l1 < l2 ? 1 : l2 < l1 ? 2 : 0;
 	if (c->frozen == 0) return;
+	ib_contact_need_K(w, c);
 	c->Ksave = c->K;
 	c->nKnSave = c->nKn;
 	c->kinv = 0;

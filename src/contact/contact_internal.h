@@ -72,8 +72,11 @@ typedef struct ibContactRow {
 	uint8_t frozen;     /* shock propagation: 1 or 2 = that body is frozen (K, nKn swapped) */
 	ibMat3 Ksave;
 	double nKnSave;
-	ibMat3 Kinv;        /* K^-1 while kinv == 1 (0: not computed for this K, 2: singular) */
+	ibMat3 Kinv;        /* K^-1 while kinv == 1 (0: not computed for this K, 2: singular; IB_KINV_STALE: K and nKn
+	                     * not formed yet at the present points, ib_contact_need_K) */
 	uint8_t kinv;
+	uint8_t carried;    /* 1: a, b, n (and K once formed) carried to other poses than the build's (the velocity loop's
+	                     * t0+h; a time-of-contact re-simulation runs the loops again on the same rows from t0) */
 	uint32_t key;       /* feature key of the manifold point (0 = unknown) */
 	int16_t gIdx, gCount; /* index of the point in its manifold's group (consecutive rows) and the group's size */
 	bool patchOk;       /* first row of a group: the group was solved as one block in this sweep (contact_patch.c) */
@@ -336,6 +339,19 @@ static inline bool ib_contact_at_built_poses(const ibWorld* w, const ibContactSt
 			return false;
 	}
 	return true;
+}
+
+/* [IMPL] The velocity loop at t0+h forms a point's K (and nKn) where it is first read, not when its points are
+ * carried: face contacts solved as blocks (contact_patch.c) and the direct solve never read it (pyramid20: ~2.5 %
+ * of a step's instructions). The points and normal do not change in between: the same K as formed at once. */
+#define IB_KINV_STALE 3
+static inline void ib_contact_need_K(const ibWorld* w, ibContactRow* c)
+{
+	if (c->kinv != IB_KINV_STALE) return;
+	c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
+	c->kinv = 0;
+	double nKn = ibDot(c->n, ibMat3_MulV(c->K, c->n));
+	if (nKn > 0.0) c->nKn = nKn;
 }
 
 /* contact_patch.c: the rows g[0..m-1] of one manifold, all sticking, as one 6-dof block in the velocity

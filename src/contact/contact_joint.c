@@ -23,18 +23,27 @@
 
 /* Points, normal and response of a contact joint at the current poses of its bodies. [IMPL] With keepK
  * (a position loop at the poses at which the set was built, in a world without joints, whose collision
- * phase may have left K_eff in K, and on no frozen body), K of the build (at its points, the same to
- * rounding) is kept: on pyramid20 the position loop's carry cost ~5 % of a step's instructions, most of it
- * K. */
-static void carry_points(ibWorld* w, ibContactRow* c, bool keepK)
+ * phase may have left K_eff in K, and on no frozen body), the points, normal and K of the build (the same to
+ * rounding: the build's material points and normal carried with the same poses) are kept: on pyramid20 the
+ * position loop's carry cost ~5 % of a step's instructions, most of it K, and the points and normal ~3 %. */
+static void carry_points(ibWorld* w, ibContactRow* c, bool keepK, bool lazyK)
 {
 	const ibBody* x = &w->bodies[c->b1];
 	const ibBody* y = &w->bodies[c->b2];
-	c->n = ib_contact_normal_at(c, x->st.s, &x->R, y->st.s, &y->R);
-	ib_contact_points_at(c, x->st.s, &x->R, y->st.s, &y->R, c->n, &c->a, &c->b);
-	if (!keepK || c->kj || c->frozen || !ib_contact_at_built_poses(w, w->contactStore, c)) {
-		c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
+	const bool atBuild = ib_contact_at_built_poses(w, w->contactStore, c);
+	const bool built = keepK && !c->kj && !c->frozen && !c->carried && atBuild;
+	c->carried = !atBuild;
+	/* (only material points with a normal that turns with a body: round points and normals between cores are
+	 * found anew from their shapes, which the build's manifold point and normal need not be to rounding) */
+	if (!built || c->rad1 > 0.0 || c->rad2 > 0.0 || c->nBody >= 3) {
+		c->n = ib_contact_normal_at(c, x->st.s, &x->R, y->st.s, &y->R);
+		ib_contact_points_at(c, x->st.s, &x->R, y->st.s, &y->R, c->n, &c->a, &c->b);
 	}
+	if (!built && lazyK) { /* formed where first read (ib_contact_need_K) */
+		c->kinv = IB_KINV_STALE;
+		return;
+	}
+	if (!built) c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
 	c->kinv = 0;
 	double nKn = ibDot(c->n, ibMat3_MulV(c->K, c->n));
 	if (nKn > 0.0) c->nKn = nKn;
@@ -219,6 +228,7 @@ static double correct_point(ibWorld* w, ibContactStore* cs, ibContactRow* c, dou
 static ibVec3 warm_friction(const ibWorld* w, ibContactRow* c, ibVec3 prev, double scale, double accN, double dN)
 {
 	if (!c->sticking) { /* as one iteration of eq. 5.8: at most the impulse that stops the sliding */
+		ib_contact_need_K(w, c);
 		ibVec3 ut = ib_contact_tangential(ib_contact_rel_velocity(w, c), c->n);
 		double s = ibLength(ut);
 		if (!(s > 0.0) || dN == 0.0) return IB_VEC3_ZERO;
@@ -338,7 +348,7 @@ static int32_t activate_closing(ibWorld* w, ibContactStore* cs, double h, double
 		ib_contact_predicted_points(w, cs, c, h, &a, &b, &n);
 		double g = ibDot(ibSub(a, b), n);
 		if (!(g < -eps)) continue;
-		carry_points(w, c, keepK);
+		carry_points(w, c, keepK, false);
 		c->allowN = ib_fmax(0.0, -ibDot(ibSub(c->a, c->b), c->n) - IB_CONTACT_RECOVERY_SPEED * h);
 		if (!(g + c->allowN < -eps)) continue;
 		ib_contact_make_lifting(cs, c);
@@ -363,7 +373,7 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 		c->accT = IB_VEC3_ZERO;
 		c->coneHits = 0;
 		if (c->kind != IB_CONTACT_RESTING) continue;
-		carry_points(w, c, keepK); /* the points at the current instant (a redone or midpoint step moved them) */
+		carry_points(w, c, keepK, false); /* the points at the current instant (a redone or midpoint step moved them) */
 		/* errors present at t0 are removed at IB_CONTACT_RECOVERY_SPEED at most: corrected within a
 		 * tiny (time-of-contact) sub-step they would become huge velocities */
 		double rec = IB_CONTACT_RECOVERY_SPEED * h;
@@ -474,6 +484,7 @@ static bool velocity_point_free(ibWorld* w, ibContactStore* cs, ibContactRow* c,
 	} else if (c->gIdx > 0 && (c - c->gIdx)->patchOk) {
 		return false;
 	}
+	ib_contact_need_K(w, c);
 	ibVec3 u = ib_contact_rel_velocity(w, c);
 	double un = ibDot(u, c->n);
 	double dN = 0.0;
@@ -565,7 +576,7 @@ void ib_contacts_velocity_correction(ibWorld* w, double h)
 		ibContactRow* c = &cs->pts[k];
 		c->patchOk = false;
 		if (c->kind != IB_CONTACT_RESTING) continue;
-		carry_points(w, c, false); /* contact points at t0+h, carried with their bodies */
+		carry_points(w, c, false, true); /* contact points at t0+h, carried with their bodies */
 		/* a speculative point still apart at t0+h is no contact (contact_speculative.c), nor a lifting one
 		 * (contact_collide.c) apart at t0+h that took no position impulse */
 		if (c->spec)

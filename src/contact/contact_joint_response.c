@@ -131,6 +131,7 @@ static ibVec3 probe(ibWorld* w, const ibContactJointResponse* r, int32_t n, ibCo
  * unless 1. */
 static int probe_point(ibWorld* w, const ibContactJointResponse* r, int32_t n, ibContactRow* c, ibMat3* out)
 {
+	ib_contact_need_K(w, c);
 	double tr = c->K.m[0][0] + c->K.m[1][1] + c->K.m[2][2];
 	if (!(tr > 0.0) || !(c->nKn > 0.0)) return 0;
 	double s = 3.0 / tr;
@@ -196,6 +197,7 @@ static bool follow_velocity(ibWorld* w, const ibContactRow* c, double h)
 
 void ib_contact_follow_checked(ibWorld* w, ibContactRow* c, const ibContactAcc* before, double h, bool position)
 {
+	ib_contact_need_K(w, c);
 	bool held = follow_velocity(w, c, h);
 	ibVec3 dp = ibAdd(ibScale(c->accN - before->accN, c->n), ibSub(c->accT, before->accT));
 	double pred = ibDot(dp, ibMat3_MulV(c->K, dp));
