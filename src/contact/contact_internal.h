@@ -177,10 +177,15 @@ typedef struct ibContactStore {
 	int32_t bestAccCapacity;
 	bool bestRestored; /* the last ib_contacts_run went back to its best sweep */
 	bool startRestored; /* the last ib_contacts_run (a position loop) diverged and went back to its start */
-	/* contact_patch.c: Cholesky factor of each group's 6x6 response (indexed by its first row), grow-only */
+	/* contact_patch.c: Cholesky factor of each group's 6x6 response with what it was formed from (IB_PATCH_ENTRY
+	 * doubles, indexed by its first row), grow-only */
 	double* patchL;
 	uint8_t* patchOk;   /* 1 = factor valid for this velocity loop, 2 = not positive definite */
 	int32_t patchCapacity;
+	/* last step's factors by the index of their first row in cs->prev (ib_contact_patch_keep), grow-only */
+	double* patchPrev;
+	uint8_t* patchPrevOk;
+	int32_t patchPrevCapacity;
 	/* speculative points of approaching pairs (contact_speculative.c): motion bounds, grow-only */
 	double* motion;
 	int32_t motionCapacity;
@@ -358,6 +363,9 @@ static inline void ib_contact_need_K(const ibWorld* w, ibContactRow* c)
  * correction; false (nothing applied) if the block is not admissible, then the points are iterated singly. */
 #define IB_CONTACT_PATCH_MAX 8
 bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, int m, double tol, bool* moved);
+/* keeps the factor of row k's group (if k heads one with a valid factor) as last step's for cs->prev[j]; first
+ * called with k < 0 to make room for cs->prevCount records (false: none are kept) */
+bool ib_contact_patch_keep(ibWorld* w, ibContactStore* cs, int32_t k, int32_t j);
 /* Geometry of a face patch (points *g[0..m-1], 3 <= m <= IB_CONTACT_PATCH_MAX): centre c, plane basis,
  * tangential offsets r_i from c, second moments; false if the points are (nearly) collinear. */
 typedef struct ibPatchGeom {

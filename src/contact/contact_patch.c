@@ -58,34 +58,96 @@ static void block_response(const ibWorld* w, const ibContactRow* g, ibVec3 r1, i
 		for (int j = 0; j < i; ++j) A[i][j] = A[j][i] = 0.5 * (A[i][j] + A[j][i]);
 }
 
+/* [IMPL] A group's factor entry: L (36), then what A was formed from: r1, r2 (3 each), the world inverse inertias
+ * J1, J2 (9 each, zero for a body that is not dynamic), the bodies b1, b2. A face resting in a pile has the same
+ * block from step to step (pyramid20: forming and factoring the 400 faces' blocks was ~25 % of the velocity loop's
+ * confirming sweep), so last step's factor serves while its bodies are the same and r1, r2, J1, J2 are within
+ * IB_PATCH_REUSE of it (relative): the block solve is then exact to about that, and the loop measures its errors
+ * anew as always. The entry keeps the values it was formed with, so that a drift cannot add up over the steps. */
+enum { IB_PATCH_ENTRY = 62 };
+#define IB_PATCH_REUSE 1e-7
+
+/* two buffers of cap entries and flags, into *L, *ok (freed first with *capacity) */
+static bool patch_grow(ibWorld* w, double** L, uint8_t** ok, int32_t* capacity, int32_t need)
+{
+	if (need <= *capacity) return true;
+	int32_t cap = need + need / 2 + 16;
+	double* nl = ib_alloc(w, (size_t)cap * IB_PATCH_ENTRY * sizeof(double));
+	uint8_t* nok = ib_alloc(w, (size_t)cap);
+	if (!nl || !nok) {
+		ib_free(w, nl, (size_t)cap * IB_PATCH_ENTRY * sizeof(double));
+		ib_free(w, nok, (size_t)cap);
+		return false;
+	}
+	ib_free(w, *L, (size_t)*capacity * IB_PATCH_ENTRY * sizeof(double));
+	ib_free(w, *ok, (size_t)*capacity);
+	*L = nl;
+	*ok = nok;
+	*capacity = cap;
+	return true;
+}
+
 bool ib_contact_patch_begin(ibWorld* w, ibContactStore* cs)
 {
-	if (cs->count > cs->patchCapacity) {
-		int32_t cap = cs->count + cs->count / 2 + 16;
-		double* L = ib_alloc(w, (size_t)cap * 36 * sizeof(double));
-		uint8_t* ok = ib_alloc(w, (size_t)cap);
-		if (!L || !ok) {
-			ib_free(w, L, (size_t)cap * 36 * sizeof(double));
-			ib_free(w, ok, (size_t)cap);
-			return false;
-		}
-		ib_free(w, cs->patchL, (size_t)cs->patchCapacity * 36 * sizeof(double));
-		ib_free(w, cs->patchOk, (size_t)cs->patchCapacity);
-		cs->patchL = L;
-		cs->patchOk = ok;
-		cs->patchCapacity = cap;
-	}
+	if (!patch_grow(w, &cs->patchL, &cs->patchOk, &cs->patchCapacity, cs->count)) return false;
 	if (cs->count > 0) memset(cs->patchOk, 0, (size_t)cs->count);
+	return true;
+}
+
+bool ib_contact_patch_keep(ibWorld* w, ibContactStore* cs, int32_t k, int32_t j)
+{
+	if (k < 0) {
+		bool ok = patch_grow(w, &cs->patchPrev, &cs->patchPrevOk, &cs->patchPrevCapacity, cs->prevCount);
+		if (ok && cs->prevCount > 0) memset(cs->patchPrevOk, 0, (size_t)cs->prevCount);
+		return ok;
+	}
+	if (j >= cs->patchPrevCapacity || k >= cs->patchCapacity || !cs->patchOk || cs->patchOk[k] != 1) return true;
+	memcpy(&cs->patchPrev[(size_t)j * IB_PATCH_ENTRY], &cs->patchL[(size_t)k * IB_PATCH_ENTRY], IB_PATCH_ENTRY * sizeof(double));
+	cs->patchPrevOk[j] = 1;
 	return true;
 }
 
 void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs)
 {
-	ib_free(w, cs->patchL, (size_t)cs->patchCapacity * 36 * sizeof(double));
+	ib_free(w, cs->patchL, (size_t)cs->patchCapacity * IB_PATCH_ENTRY * sizeof(double));
 	ib_free(w, cs->patchOk, (size_t)cs->patchCapacity);
-	cs->patchL = NULL;
-	cs->patchOk = NULL;
-	cs->patchCapacity = 0;
+	ib_free(w, cs->patchPrev, (size_t)cs->patchPrevCapacity * IB_PATCH_ENTRY * sizeof(double));
+	ib_free(w, cs->patchPrevOk, (size_t)cs->patchPrevCapacity);
+	cs->patchL = cs->patchPrev = NULL;
+	cs->patchOk = cs->patchPrevOk = NULL;
+	cs->patchCapacity = cs->patchPrevCapacity = 0;
+}
+
+/* what the block of group g is formed from, into e[36 ..] (the layout of IB_PATCH_ENTRY) */
+static void patch_inputs(const ibWorld* w, const ibContactRow* g, ibVec3 r1, ibVec3 r2, double* e)
+{
+	const ibBody* b[2] = {&w->bodies[g->b1], &w->bodies[g->b2]};
+	e[36] = r1.x, e[37] = r1.y, e[38] = r1.z, e[39] = r2.x, e[40] = r2.y, e[41] = r2.z;
+	for (int q = 0; q < 2; ++q)
+		for (int i = 0; i < 3; ++i)
+			for (int j = 0; j < 3; ++j) e[42 + 9 * q + 3 * i + j] = ib_is_dynamic(b[q]) ? b[q]->invInertiaW.m[i][j] : 0.0;
+	e[60] = g->b1, e[61] = g->b2;
+}
+
+/* |x - y| <= IB_PATCH_REUSE |y| over the n entries of two vectors (and exact where both are zero) */
+static bool near_rel(const double* x, const double* y, int n)
+{
+	double d = 0.0, s = 0.0;
+	for (int i = 0; i < n; ++i) d += (x[i] - y[i]) * (x[i] - y[i]), s += y[i] * y[i];
+	return d <= IB_PATCH_REUSE * IB_PATCH_REUSE * s;
+}
+
+/* last step's factor of the group's first point, where it was formed from (nearly) the same block */
+static bool patch_reuse(const ibContactStore* cs, const ibContactRow* g, const double* now, double* L)
+{
+	const int32_t j = g->warm;
+	if (j < 0 || j >= cs->prevCount || j >= cs->patchPrevCapacity || !cs->patchPrevOk || cs->patchPrevOk[j] != 1) return false;
+	const double* e = &cs->patchPrev[(size_t)j * IB_PATCH_ENTRY];
+	if (e[60] != now[60] || e[61] != now[61]) return false;
+	if (!near_rel(now + 36, e + 36, 3) || !near_rel(now + 39, e + 39, 3) || !near_rel(now + 42, e + 42, 9) || !near_rel(now + 51, e + 51, 9))
+		return false;
+	memcpy(L, e, IB_PATCH_ENTRY * sizeof(double));
+	return true;
 }
 
 /* Cholesky factor L (row-major 6x6, lower part; the diagonal held as its reciprocals, so that the factor and
@@ -247,11 +309,16 @@ bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, 
 	}
 	/* the response of the block does not change during the loop (poses fixed at t0+h): factor once */
 	int32_t gi = (int32_t)(g - cs->pts);
-	double* L = &cs->patchL[36 * (size_t)gi];
+	double* L = &cs->patchL[IB_PATCH_ENTRY * (size_t)gi];
 	if (cs->patchOk[gi] == 0) {
-		double A[6][6];
-		block_response(w, g, r1, r2, A);
-		cs->patchOk[gi] = factor6(A, L) ? 1 : 2;
+		patch_inputs(w, g, r1, r2, L);
+		if (patch_reuse(cs, g, L, L)) {
+			cs->patchOk[gi] = 1;
+		} else {
+			double A[6][6];
+			block_response(w, g, r1, r2, A);
+			cs->patchOk[gi] = factor6(A, L) ? 1 : 2;
+		}
 	}
 	if (cs->patchOk[gi] != 1) return false;
 	double b[6], sol[6];
