@@ -75,8 +75,8 @@ typedef struct ibContactRow {
 	ibMat3 Kinv;        /* K^-1 while kinv == 1 (0: not computed for this K, 2: singular; IB_KINV_STALE: K and nKn
 	                     * not formed yet at the present points, ib_contact_need_K) */
 	uint8_t kinv;
-	uint8_t carried;    /* 1: a, b, n (and K once formed) carried to other poses than the build's (the velocity loop's
-	                     * t0+h; a time-of-contact re-simulation runs the loops again on the same rows from t0) */
+	uint8_t carried;    /* 1: a, b, n carried to other poses than the build's (the velocity loop's t0+h; a
+	                     * time-of-contact re-simulation runs the loops again on the same rows from t0) */
 	uint32_t key;       /* feature key of the manifold point (0 = unknown) */
 	int16_t gIdx, gCount; /* index of the point in its manifold's group (consecutive rows) and the group's size */
 	bool patchOk;       /* first row of a group: the group was solved as one block in this sweep (contact_patch.c) */

@@ -31,11 +31,14 @@ static void carry_points(ibWorld* w, ibContactRow* c, bool keepK, bool lazyK)
 	const ibBody* x = &w->bodies[c->b1];
 	const ibBody* y = &w->bodies[c->b2];
 	const bool atBuild = ib_contact_at_built_poses(w, w->contactStore, c);
-	const bool built = keepK && !c->kj && !c->frozen && !c->carried && atBuild;
+	const bool built = keepK && !c->kj && !c->frozen && atBuild;
+	/* the points and normal of the build where they were not carried elsewhere since (c->carried; K, the loops'
+	 * step matrix, may be of the other poses: the errors are measured at the points), and only material points
+	 * with a normal that turns with a body: round points and normals between cores are found anew from their
+	 * shapes, which the build's manifold point and normal need not be to rounding */
+	const bool keepPoints = built && !c->carried && !(c->rad1 > 0.0) && !(c->rad2 > 0.0) && c->nBody < 3;
 	c->carried = !atBuild;
-	/* (only material points with a normal that turns with a body: round points and normals between cores are
-	 * found anew from their shapes, which the build's manifold point and normal need not be to rounding) */
-	if (!built || c->rad1 > 0.0 || c->rad2 > 0.0 || c->nBody >= 3) {
+	if (!keepPoints) {
 		c->n = ib_contact_normal_at(c, x->st.s, &x->R, y->st.s, &y->R);
 		ib_contact_points_at(c, x->st.s, &x->R, y->st.s, &y->R, c->n, &c->a, &c->b);
 	}
