@@ -59,12 +59,12 @@ static void block_response(const ibWorld* w, const ibContactRow* g, ibVec3 r1, i
 }
 
 /* [IMPL] A group's factor entry: L (36), then what A was formed from: r1, r2 (3 each), the world inverse inertias
- * J1, J2 (9 each, zero for a body that is not dynamic), the bodies b1, b2. A face resting in a pile has the same
+ * J1, J2 (9 each, zero for a body that is not dynamic), the bodies b1, b2, their inverse masses (zero likewise). A face resting in a pile has the same
  * block from step to step (pyramid20: forming and factoring the 400 faces' blocks was ~25 % of the velocity loop's
  * confirming sweep), so last step's factor serves while its bodies are the same and r1, r2, J1, J2 are within
  * IB_PATCH_REUSE of it (relative): the block solve is then exact to about that, and the loop measures its errors
  * anew as always. The entry keeps the values it was formed with, so that a drift cannot add up over the steps. */
-enum { IB_PATCH_ENTRY = 62 };
+enum { IB_PATCH_ENTRY = 64 };
 #define IB_PATCH_REUSE 1e-7
 
 /* two buffers of cap entries and flags, into *L, *ok (freed first with *capacity) */
@@ -127,6 +127,7 @@ static void patch_inputs(const ibWorld* w, const ibContactRow* g, ibVec3 r1, ibV
 		for (int i = 0; i < 3; ++i)
 			for (int j = 0; j < 3; ++j) e[42 + 9 * q + 3 * i + j] = ib_is_dynamic(b[q]) ? b[q]->invInertiaW.m[i][j] : 0.0;
 	e[60] = g->b1, e[61] = g->b2;
+	e[62] = ib_is_dynamic(b[0]) ? b[0]->invMass : 0.0, e[63] = ib_is_dynamic(b[1]) ? b[1]->invMass : 0.0;
 }
 
 /* |x - y| <= IB_PATCH_REUSE |y| over the n entries of two vectors (and exact where both are zero) */
@@ -143,7 +144,7 @@ static bool patch_reuse(const ibContactStore* cs, const ibContactRow* g, const d
 	const int32_t j = g->warm;
 	if (j < 0 || j >= cs->prevCount || j >= cs->patchPrevCapacity || !cs->patchPrevOk || cs->patchPrevOk[j] != 1) return false;
 	const double* e = &cs->patchPrev[(size_t)j * IB_PATCH_ENTRY];
-	if (e[60] != now[60] || e[61] != now[61]) return false;
+	if (e[60] != now[60] || e[61] != now[61] || e[62] != now[62] || e[63] != now[63]) return false;
 	if (!near_rel(now + 36, e + 36, 3) || !near_rel(now + 39, e + 39, 3) || !near_rel(now + 42, e + 42, 9) || !near_rel(now + 51, e + 51, 9))
 		return false;
 	memcpy(L, e, IB_PATCH_ENTRY * sizeof(double));
