@@ -363,9 +363,10 @@ static inline void ib_contact_need_K(const ibWorld* w, ibContactRow* c)
  * correction; false (nothing applied) if the block is not admissible, then the points are iterated singly. */
 #define IB_CONTACT_PATCH_MAX 8
 bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, int m, double tol, bool* moved);
-/* keeps the factor of row k's group (if k heads one with a valid factor) as last step's for cs->prev[j]; first
- * called with k < 0 to make room for cs->prevCount records (false: none are kept) */
-bool ib_contact_patch_keep(ibWorld* w, ibContactStore* cs, int32_t k, int32_t j);
+/* room for n records of last step's factors, none kept yet (false: out of memory, none can be kept) */
+bool ib_contact_patch_keep_begin(ibWorld* w, ibContactStore* cs, int32_t n);
+/* keeps the factor of row k's group (if k heads one with a valid factor) as last step's for cs->prev[j] */
+void ib_contact_patch_keep(ibContactStore* cs, int32_t k, int32_t j);
 /* Geometry of a face patch (points *g[0..m-1], 3 <= m <= IB_CONTACT_PATCH_MAX): centre c, plane basis,
  * tangential offsets r_i from c, second moments; false if the points are (nearly) collinear. */
 typedef struct ibPatchGeom {

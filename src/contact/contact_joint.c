@@ -42,11 +42,11 @@ static void carry_points(ibWorld* w, ibContactRow* c, bool keepK, bool lazyK)
 		c->n = ib_contact_normal_at(c, x->st.s, &x->R, y->st.s, &y->R);
 		ib_contact_points_at(c, x->st.s, &x->R, y->st.s, &y->R, c->n, &c->a, &c->b);
 	}
-	if (!built && lazyK) { /* formed where first read (ib_contact_need_K) */
+	if (!built) { /* K at the points; with lazyK formed where first read */
 		c->kinv = IB_KINV_STALE;
+		if (!lazyK) ib_contact_need_K(w, c);
 		return;
 	}
-	if (!built) c->K = ib_contact_response(w, c->b1, c->a, c->b2, c->b);
 	c->kinv = 0;
 	double nKn = ibDot(c->n, ibMat3_MulV(c->K, c->n));
 	if (nKn > 0.0) c->nKn = nKn;

@@ -59,11 +59,12 @@ static void block_response(const ibWorld* w, const ibContactRow* g, ibVec3 r1, i
 }
 
 /* [IMPL] A group's factor entry: L (36), then what A was formed from: r1, r2 (3 each), the world inverse inertias
- * J1, J2 (9 each, zero for a body that is not dynamic), the bodies b1, b2, their inverse masses (zero likewise). A face resting in a pile has the same
- * block from step to step (pyramid20: forming and factoring the 400 faces' blocks was ~25 % of the velocity loop's
- * confirming sweep), so last step's factor serves while its bodies are the same and r1, r2, J1, J2 are within
- * IB_PATCH_REUSE of it (relative): the block solve is then exact to about that, and the loop measures its errors
- * anew as always. The entry keeps the values it was formed with, so that a drift cannot add up over the steps. */
+ * J1, J2 (9 each, zero for a body that is not dynamic), the bodies b1, b2 and their inverse masses (zero likewise).
+ * A face resting in a pile has the same block from step to step (pyramid20: forming and factoring the 400 faces'
+ * blocks was ~25 % of the velocity loop's confirming sweep), so last step's factor serves while the bodies and
+ * their masses are the same and r1, r2, J1, J2 are within IB_PATCH_REUSE of it (relative): the block solve is then
+ * exact to about that, and the loop measures its errors anew as always. The entry keeps the values it was formed
+ * with, so that a drift cannot add up over the steps. */
 enum { IB_PATCH_ENTRY = 64 };
 #define IB_PATCH_REUSE 1e-7
 
@@ -94,17 +95,18 @@ bool ib_contact_patch_begin(ibWorld* w, ibContactStore* cs)
 	return true;
 }
 
-bool ib_contact_patch_keep(ibWorld* w, ibContactStore* cs, int32_t k, int32_t j)
+bool ib_contact_patch_keep_begin(ibWorld* w, ibContactStore* cs, int32_t n)
 {
-	if (k < 0) {
-		bool ok = patch_grow(w, &cs->patchPrev, &cs->patchPrevOk, &cs->patchPrevCapacity, cs->prevCount);
-		if (ok && cs->prevCount > 0) memset(cs->patchPrevOk, 0, (size_t)cs->prevCount);
-		return ok;
-	}
-	if (j >= cs->patchPrevCapacity || k >= cs->patchCapacity || !cs->patchOk || cs->patchOk[k] != 1) return true;
+	if (!patch_grow(w, &cs->patchPrev, &cs->patchPrevOk, &cs->patchPrevCapacity, n)) return false;
+	if (n > 0) memset(cs->patchPrevOk, 0, (size_t)n);
+	return true;
+}
+
+void ib_contact_patch_keep(ibContactStore* cs, int32_t k, int32_t j)
+{
+	if (j >= cs->patchPrevCapacity || k >= cs->patchCapacity || !cs->patchOk || cs->patchOk[k] != 1) return;
 	memcpy(&cs->patchPrev[(size_t)j * IB_PATCH_ENTRY], &cs->patchL[(size_t)k * IB_PATCH_ENTRY], IB_PATCH_ENTRY * sizeof(double));
 	cs->patchPrevOk[j] = 1;
-	return true;
 }
 
 void ib_contact_patch_destroy(ibWorld* w, ibContactStore* cs)
@@ -138,8 +140,9 @@ static bool near_rel(const double* x, const double* y, int n)
 	return d <= IB_PATCH_REUSE * IB_PATCH_REUSE * s;
 }
 
-/* last step's factor of the group's first point, where it was formed from (nearly) the same block */
-static bool patch_reuse(const ibContactStore* cs, const ibContactRow* g, const double* now, double* L)
+/* last step's factor of the group's first point into now (which holds the block's inputs, patch_inputs), where it
+ * was formed from (nearly) the same block */
+static bool patch_reuse(const ibContactStore* cs, const ibContactRow* g, double* now)
 {
 	const int32_t j = g->warm;
 	if (j < 0 || j >= cs->prevCount || j >= cs->patchPrevCapacity || !cs->patchPrevOk || cs->patchPrevOk[j] != 1) return false;
@@ -147,7 +150,7 @@ static bool patch_reuse(const ibContactStore* cs, const ibContactRow* g, const d
 	if (e[60] != now[60] || e[61] != now[61] || e[62] != now[62] || e[63] != now[63]) return false;
 	if (!near_rel(now + 36, e + 36, 3) || !near_rel(now + 39, e + 39, 3) || !near_rel(now + 42, e + 42, 9) || !near_rel(now + 51, e + 51, 9))
 		return false;
-	memcpy(L, e, IB_PATCH_ENTRY * sizeof(double));
+	memcpy(now, e, IB_PATCH_ENTRY * sizeof(double));
 	return true;
 }
 
@@ -313,7 +316,7 @@ bool ib_contact_patch_velocity(ibWorld* w, ibContactStore* cs, ibContactRow* g, 
 	double* L = &cs->patchL[IB_PATCH_ENTRY * (size_t)gi];
 	if (cs->patchOk[gi] == 0) {
 		patch_inputs(w, g, r1, r2, L);
-		if (patch_reuse(cs, g, L, L)) {
+		if (patch_reuse(cs, g, L)) {
 			cs->patchOk[gi] = 1;
 		} else {
 			double A[6][6];

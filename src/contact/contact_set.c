@@ -708,13 +708,11 @@ void ib_contacts_keep(ibWorld* w, ibContactStore* cs)
 	cs->prevCount = 0;
 	cs->prevH = cs->lastH;
 	if (!ib_grow(w, (void**)&cs->prev, &cs->prevCapacity, cs->count, sizeof(ibContactPrev))) return;
-	for (int32_t k = 0; k < cs->count; ++k) cs->prevCount += cs->pts[k].kind == IB_CONTACT_RESTING;
-	const bool factors = ib_contact_patch_keep(w, cs, -1, 0); /* (out of memory: the next step forms them anew) */
-	cs->prevCount = 0;
+	const bool factors = ib_contact_patch_keep_begin(w, cs, cs->count); /* (out of memory: the next step forms them anew) */
 	for (int32_t k = 0; k < cs->count; ++k) {
 		const ibContactRow* c = &cs->pts[k];
 		if (c->kind != IB_CONTACT_RESTING) continue;
-		if (factors) ib_contact_patch_keep(w, cs, k, cs->prevCount);
+		if (factors) ib_contact_patch_keep(cs, k, cs->prevCount);
 		cs->prev[cs->prevCount++] = (ibContactPrev){
 			.a = c->a, .n = c->n, .la = c->la, .ta = c->ta, .tb = c->tb, .wT = c->wT, .wVT = c->wVT,
 			.wN = c->wN, .wVN = c->wVN, .mus = c->mus, .s1 = c->s1, .s2 = c->s2, .key = c->key, .sticking = c->sticking,

@@ -495,17 +495,13 @@ __attribute__((target("avx"))) static void gemtv66_avx(double* x, const double* 
 	_mm256_storeu_pd(x, a);
 	_mm_storeu_pd(x + 4, b);
 }
-#define IB_GEMV66(avx, y, B, x) ((avx) ? (gemv66_avx(y, B, x), true) : false)
-#define IB_GEMTV66(avx, x, B, y) ((avx) ? (gemtv66_avx(x, B, y), true) : false)
-#else
-#define IB_GEMV66(avx, y, B, x) ((void)(avx), false)
-#define IB_GEMTV66(avx, x, B, y) ((void)(avx), false)
 #endif
 
 /* forward substitution of column k: y_k = L_kk^-1 y_k, then y_r -= L_rk y_k for its rows (the column's
  * values are contiguous: the diagonal block, then the row blocks in order); avx: 6 x 6 blocks with AVX */
 IB_BCHOL_INLINE void forward_d(const ibBlockChol* F, int32_t k, double* y, const int d, const bool avx)
 {
+	(void)avx;
 	const double* L = F->val + F->diagPos[k];
 	double* yk = y + F->eoff[k];
 	for (int i = 0; i < d; ++i) {
@@ -520,10 +516,13 @@ IB_BCHOL_INLINE void forward_d(const ibBlockChol* F, int32_t k, double* y, const
 		int32_t r = F->rowIdx[t];
 		int dr = F->edim[r];
 		double* yr = y + F->eoff[r];
-		if (d == 6 && dr == 6 && IB_GEMV66(avx, yr, B, x)) {
+#ifdef IB_BCHOL_AVX
+		if (avx && d == 6 && dr == 6) {
+			gemv66_avx(yr, B, x);
 			B += 36;
 			continue;
 		}
+#endif
 #define GEMV(R) gemv_sub_d(yr, B, R, x, d)
 		SPECIALISE_ROWS(GEMV, dr)
 #undef GEMV
@@ -533,6 +532,7 @@ IB_BCHOL_INLINE void forward_d(const ibBlockChol* F, int32_t k, double* y, const
 /* back substitution of column k: y_k -= sum L_rk^T y_r, then y_k = L_kk^-T y_k */
 IB_BCHOL_INLINE void backward_d(const ibBlockChol* F, int32_t k, double* y, const int d, const bool avx)
 {
+	(void)avx;
 	double* yk = y + F->eoff[k];
 	const double* L = F->val + F->diagPos[k];
 	const double* B = L + d * d;
@@ -540,10 +540,13 @@ IB_BCHOL_INLINE void backward_d(const ibBlockChol* F, int32_t k, double* y, cons
 		int32_t r = F->rowIdx[t];
 		int dr = F->edim[r];
 		const double* yr = y + F->eoff[r];
-		if (d == 6 && dr == 6 && IB_GEMTV66(avx, yk, B, yr)) {
+#ifdef IB_BCHOL_AVX
+		if (avx && d == 6 && dr == 6) {
+			gemtv66_avx(yk, B, yr);
 			B += 36;
 			continue;
 		}
+#endif
 #define GEMTV(R) gemtv_sub_d(yk, B, R, yr, d)
 		SPECIALISE_ROWS(GEMTV, dr)
 #undef GEMTV
