@@ -81,6 +81,9 @@ typedef struct ibContactRow {
 	int16_t gIdx, gCount; /* index of the point in its manifold's group (consecutive rows) and the group's size */
 	bool patchOk;       /* first row of a group: the group was solved as one block in this sweep (contact_patch.c) */
 	uint8_t coneHits;   /* position loop: sweeps in a row that held its static friction at the cone's boundary */
+	uint8_t anchorsKept; /* ib_contacts_inherit_anchors took ta, tb from last step's record cs->prev[warm] */
+	int16_t anchorsChecked; /* m > 0: consistent_anchors (contact_set.c) checked the anchors of this point's group,
+	                         * m sticking points, in this step */
 	int32_t warm;       /* the same point in last step's set (cs->prev), -1 if none */
 	double wN, wVN;     /* this step's normal impulses of the position / velocity loop (next warm start) */
 	ibVec3 wT, wVT;     /* and their friction impulses */
@@ -99,6 +102,8 @@ typedef struct ibContactPrev {
 	double wN, wVN, mus;
 	int32_t s1, s2;
 	uint32_t key;
+	int32_t anchorTag;  /* the group's anchors were checked (consistent_anchors) with anchorM sticking points: */
+	int16_t anchorM;    /* the index of the group's first record, else -1 and 0 */
 	bool sticking;
 } ibContactPrev;
 
