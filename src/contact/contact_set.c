@@ -149,7 +149,7 @@ void ib_contact_points_at(const ibContactRow* c, ibVec3 s1, const ibMat3* R1, ib
 
 /* A dynamic body of contact joint c turns by more than maxRotationPerStep (rad, > 0) in h at its current angular
  * velocity: decided anew at every evaluation, so that a body spun up within the loop itself is caught */
-static bool turns_fast(const ibWorld* w, const ibContactRow* c, double h)
+static inline bool turns_fast(const ibWorld* w, const ibContactRow* c, double h)
 {
 	const double th = w->solver.maxRotationPerStep;
 	if (!(th > 0.0)) return false;
@@ -158,7 +158,14 @@ static bool turns_fast(const ibWorld* w, const ibContactRow* c, double h)
 	return (ib_is_dynamic(x) && ibLengthSq(x->st.w) > t2) || (ib_is_dynamic(y) && ibLengthSq(y->st.w) > t2);
 }
 
-static void predict_body(ibWorld* w, ibContactStore* cs, int32_t i, double h);
+static void predict_body_now(ibWorld* w, ibContactStore* cs, int32_t i, double h);
+
+/* body i's predicted pose brought up to its velocities (predS; the rotation as predR, or as the frame
+ * predT, baseR while !predRok); the check inline, the update (predict_body_now) not */
+static inline void predict_body(ibWorld* w, ibContactStore* cs, int32_t i, double h)
+{
+	if (cs->predVer[i] != w->bodies[i].velVersion || cs->predH != h) predict_body_now(w, cs, i, h);
+}
 
 /* A predicted pose as a frame: a principal-frame vector l is at R0 l + t x (R0 l + t x R0 l / 2) (E(t) R0 l
  * without forming E(t) R0), a point at s + that */
@@ -459,12 +466,9 @@ static bool predict_linear(ibContactStore* cs, const ibBody* b, int32_t i, doubl
 	return true;
 }
 
-/* body i's predicted pose brought up to its velocities (predS; the rotation as predR, or as the frame
- * predT, baseR while !predRok) */
-static void predict_body(ibWorld* w, ibContactStore* cs, int32_t i, double h)
+static void predict_body_now(ibWorld* w, ibContactStore* cs, int32_t i, double h)
 {
 	const ibBody* b = &w->bodies[i];
-	if (cs->predVer[i] == b->velVersion && cs->predH == h) return;
 	if (b->type == IB_BODY_STATIC) {
 		cs->predS[i] = b->st.s;
 		cs->predR[i] = b->R;
@@ -1064,6 +1068,9 @@ void ib_contact_set_normal(const ibWorld* w, ibContactRow* c)
 	c->ln = ibMat3_MulTV(c->nBody == 1 || c->nBody == 4 ? x->R : y->R, c->n);
 }
 
+/* a shape whose contact points may be round points (round_point) or a cylinder's rim samples */
+static bool round_shape(const ibShape* s) { return s->type == IB_SHAPE_SPHERE || s->type == IB_SHAPE_CAPSULE || s->type == IB_SHAPE_CYLINDER; }
+
 /* a round point of this manifold (rows first .. count-1) with the same core and axis on both sides */
 static bool same_round_point(const ibContactStore* cs, int32_t first, const ibContactRow* c)
 {
@@ -1100,6 +1107,8 @@ bool ib_contacts_add_pair(ibWorld* w, ibContactStore* cs, const ibContactPair* p
 	if (!ibVec3_IsFinite(n) || ibLengthSq(n) < 0.5) return true;
 	if (!ib_grow(w, (void**)&cs->pts, &cs->capacity, cs->count + m->pointCount, sizeof(ibContactRow))) return false;
 	int32_t first = cs->count;
+	/* (no round point nor rim sample between other shapes: rad, lc and ax stay 0) */
+	const bool round = round_shape(&w->shapes[pr->shapeA]) || round_shape(&w->shapes[pr->shapeB]);
 	for (int i = 0; i < m->pointCount; ++i) {
 		ibContactRow* c = &cs->pts[cs->count];
 		memset(c, 0, sizeof *c);
@@ -1111,7 +1120,7 @@ bool ib_contacts_add_pair(ibWorld* w, ibContactStore* cs, const ibContactPair* p
 		c->s1 = pr->shapeA;
 		c->s2 = pr->shapeB;
 		c->gap = m->points[i].separation;
-		if (ib_contact_set_round(w, c) && same_round_point(cs, first, c)) continue; /* a point found twice */
+		if (round && ib_contact_set_round(w, c) && same_round_point(cs, first, c)) continue; /* a point found twice */
 		c->la = ibMat3_MulTV(x->R, ibSub(c->a, x->st.s));
 		c->lb = ibMat3_MulTV(y->R, ibSub(c->b, y->st.s));
 		c->ta = c->la;
@@ -1129,7 +1138,7 @@ bool ib_contacts_add_pair(ibWorld* w, ibContactStore* cs, const ibContactPair* p
 	}
 	int32_t out = first;
 	for (int32_t q = first; q < cs->count; ++q) {
-		if (ib_contact_rim_sample(w, cs, first, cs->count, &cs->pts[q])) continue;
+		if (round && ib_contact_rim_sample(w, cs, first, cs->count, &cs->pts[q])) continue;
 		if (out != q) cs->pts[out] = cs->pts[q]; /* (a row is 800 bytes: no copy onto itself) */
 		++out;
 	}

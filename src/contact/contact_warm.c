@@ -71,9 +71,14 @@ static void spread_friction(const ibContactPrev* g, int32_t m, const double* w, 
 		J += ib_fmax(0.0, w[i]) * ibLengthSq(r);
 	}
 	double k = J > 0.0 ? tau / J : 0.0;
+	const ibVec3 f = ibScale(1.0 / W, F);
 	for (int32_t i = 0; i < m; ++i) {
+		if (k == 0.0) { /* (the net force alone: the offsets are not needed) */
+			T[i] = ibScale(ib_fmax(0.0, w[i]), f);
+			continue;
+		}
 		ibVec3 r = ib_contact_tangential(ibSub(g[i].a, c), n);
-		T[i] = ibScale(ib_fmax(0.0, w[i]), ibMulAdd(ibScale(1.0 / W, F), k, ibCross(n, r)));
+		T[i] = ibScale(ib_fmax(0.0, w[i]), ibMulAdd(f, k, ibCross(n, r)));
 	}
 }
 
