@@ -198,6 +198,11 @@ typedef struct ibContactStore {
 	 * (first, last, the region's own rows from, to), IB_END_PAIR ints each (ib_contacts_end_regions) */
 	int32_t* endPairs;
 	int32_t endPairCount, endPairCapacity;
+	/* contact_anchors.c: per-body and per-row integers and the dense fit's matrix, grow-only */
+	int32_t* fitInt;
+	int32_t fitIntCapacity;
+	double* fitDbl;
+	int32_t fitDblCapacity;
 	struct ibContactDirect* direct[IB_CONTACT_DIRECT_SYSTEMS]; /* contact_direct.c: systems of the direct solve (NULL until used) */
 	struct ibContactDirectScratch* directScratch; /* contact_direct.c: their shared per-call arrays */
 	struct ibContactJointResponse* jointResponse; /* contact_joint_response.c: probe scratch (NULL until used) */
@@ -241,6 +246,9 @@ bool ib_contacts_mark_jointed(ibWorld* w, ibContactStore* cs);
 /* Matches the points to last step's (warm, anchors of sticking points); call after classification. */
 void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs);
 void ib_contacts_keep(ibWorld* w, ibContactStore* cs);
+/* contact_anchors.c: the sticking points' anchors of each island whose contact pairs form a cycle made consistent
+ * with one small rigid motion of its dynamic bodies (least squares; the rest of their offsets dropped) */
+void ib_contacts_island_anchors(ibWorld* w, ibContactStore* cs);
 /* contact_warm.c: the kept impulses of the m points of one manifold (cs->prev) reduced to its net
  * force, spread over the points (uniform normal loads on a resting face unless keepLoads, friction
  * proportional to the loads) */

@@ -56,6 +56,8 @@ void ib_contacts_destroy(ibWorld* w)
 	ib_contact_joint_response_destroy(w, cs);
 	ib_free(w, cs->motion, (size_t)cs->motionCapacity * sizeof(double));
 	ib_free(w, cs->endPairs, (size_t)cs->endPairCapacity * sizeof(int32_t));
+	ib_free(w, cs->fitInt, (size_t)cs->fitIntCapacity * sizeof(int32_t));
+	ib_free(w, cs->fitDbl, (size_t)cs->fitDblCapacity * sizeof(double));
 	ib_free(w, cs, sizeof *cs);
 	w->contactStore = NULL;
 }
@@ -730,6 +732,7 @@ void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
 	}
 	for (int32_t k = 0; k < cs->count; ++k)
 		if (cs->pts[k].gIdx == 0 && cs->pts[k].gCount >= 2 && k + cs->pts[k].gCount <= cs->count) consistent_anchors(w, cs, k, cs->pts[k].gCount);
+	ib_contacts_island_anchors(w, cs); /* and across the cycles of body pairs (contact_anchors.c) */
 }
 
 /* Keep this step's resting points for the next step (anchors of sticking points, warm start) as
