@@ -158,6 +158,7 @@ static void fit_island(ibWorld* w, ibContactStore* cs, const int32_t* rows, int3
 			} else {
 				const ibBody* y = &w->bodies[c->b2];
 				c->tb = ibMat3_MulTV(y->R, ibSub(ibSub(B, r), y->st.s));
+				c->anchorsChecked = 0; /* (its group's fit is checked again next step: contact_set.c consistent_anchors) */
 			}
 		}
 		if (!(worst > tol)) return;

@@ -699,6 +699,25 @@ bool ib_contacts_mark_jointed(ibWorld* w, ibContactStore* cs)
 	return true;
 }
 
+/* the anchors of a matched sticking point c from last step's (cs->prev[c->warm]) where it persists; false if it keeps
+ * the fresh ones of its build */
+static inline bool inherit_anchors(const ibWorld* w, const ibContactStore* cs, ibContactRow* c, bool fresh)
+{
+	if (c->warm < 0 || !c->sticking) return false;
+	if (fresh && (cs->jointed[c->b1] || cs->jointed[c->b2])) return false;
+	/* sticking points that persist keep their static-friction anchors */
+	const ibContactPrev* o = &cs->prev[c->warm];
+	double tol = ib_fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
+	if (!o->sticking || ibLengthSq(ibSub(o->la, c->la)) > tol * tol) return false;
+	/* on a round point the anchor's material point must still be where it touches: a slowly rolling
+	 * sphere (less than tol per step) kept an anchor it had rolled away from */
+	if ((c->rad1 > 0.0 && ibLengthSq(ibSub(o->ta, c->la)) > tol * tol) || (c->rad2 > 0.0 && ibLengthSq(ibSub(o->tb, c->lb)) > tol * tol))
+		return false;
+	c->ta = o->ta;
+	c->tb = o->tb;
+	return true;
+}
+
 void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
 {
 	/* [IMPL] After a position loop that stalled, the sticking points of jointed bodies start from fresh anchors
@@ -709,6 +728,7 @@ void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
 	 * rule ended it (tests/test_contact_ragdoll.c). Dropping the anchors lets the jointed bodies creep by the
 	 * stalled residual once, not in every step. */
 	const bool fresh = cs->positionStalled && w->joints && w->joints->basicCount > 0 && ib_contacts_mark_jointed(w, cs);
+	int32_t kept = 0, anew = 0; /* sticking points (with friction, touching) that kept their anchors / got new ones */
 	for (int32_t k = 0; k < cs->count; ++k) {
 		ibContactRow* c = &cs->pts[k];
 		c->warm = -1;
@@ -716,23 +736,20 @@ void ib_contacts_inherit_anchors(ibWorld* w, ibContactStore* cs)
 		c->anchorsChecked = 0;
 		if (c->kind != IB_CONTACT_RESTING) continue;
 		c->warm = match_prev(w, cs, c);
-		if (c->warm < 0 || !c->sticking) continue;
-		if (fresh && (cs->jointed[c->b1] || cs->jointed[c->b2])) continue;
-		/* sticking points that persist keep their static-friction anchors */
-		const ibContactPrev* o = &cs->prev[c->warm];
-		double tol = ib_fmax(10.0 * w->collisionSettings.contactTolerance, 1e-3);
-		if (!o->sticking || ibLengthSq(ibSub(o->la, c->la)) > tol * tol) continue;
-		/* on a round point the anchor's material point must still be where it touches: a slowly rolling
-		 * sphere (less than tol per step) kept an anchor it had rolled away from */
-		if ((c->rad1 > 0.0 && ibLengthSq(ibSub(o->ta, c->la)) > tol * tol) || (c->rad2 > 0.0 && ibLengthSq(ibSub(o->tb, c->lb)) > tol * tol))
-			continue;
-		c->ta = o->ta;
-		c->tb = o->tb;
-		c->anchorsKept = 1;
+		if (!c->sticking) continue;
+		const bool k1 = inherit_anchors(w, cs, c, fresh);
+		c->anchorsKept = k1;
+		if (c->mus > 0.0 && !c->spec) {
+			if (k1) ++kept;
+			else ++anew;
+		}
 	}
 	for (int32_t k = 0; k < cs->count; ++k)
 		if (cs->pts[k].gIdx == 0 && cs->pts[k].gCount >= 2 && k + cs->pts[k].gCount <= cs->count) consistent_anchors(w, cs, k, cs->pts[k].gCount);
-	ib_contacts_island_anchors(w, cs); /* and across the cycles of body pairs (contact_anchors.c) */
+	/* and across the cycles of body pairs (contact_anchors.c): anchors that all persist were made consistent in the
+	 * step that set them (they are material points), and anchors set at one instant agree; only new anchors
+	 * beside kept ones can disagree with them */
+	if (kept > 0 && anew > 0) ib_contacts_island_anchors(w, cs);
 }
 
 /* Keep this step's resting points for the next step (anchors of sticking points, warm start) as
