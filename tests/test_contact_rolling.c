@@ -493,7 +493,7 @@ static void test_thin_bodies_fall_flat(void** state)
 
 /* Logs (cylinders r = 0.1 m, 1 m long, 1 kg) piled at 60 Hz: one on two, and three-two-one, each layer 1 mm
  * above its bed, with mu = 0.5 (and frictionless). The energy never exceeds the start's (frictionless logs
- * roll apart, with friction the piles come to rest). With the crossing-axes normal z1 x z2 used from 1e-6
+ * roll apart, with friction the piles come to rest and stay at rest). With the crossing-axes normal z1 x z2 used from 1e-6
  * rad on, logs 1e-5..1e-3 rad out of parallel got normals tens of degrees off: the 3-2-1 pile gained
  * 787 J in its first step (frictionless), one log on two 248 J after 2 s (mu = 0.5). */
 static void test_log_piles(void** state)
@@ -523,16 +523,27 @@ static void test_log_piles(void** state)
 			ibWorldInvariants inv;
 			assert_int_equal(ibWorld_ComputeInvariants(w, &inv), IB_OK);
 			const double e0 = inv.kineticEnergy + inv.potentialEnergy;
-			double gain = 0.0;
+			double gain = 0.0, late = 0.0; /* late: the largest kinetic energy from 2 s on */
+			int unconverged = 0; /* steps not converged from 1 s on */
 			for (int k = 0; k < 180; ++k) {
 				assert_int_equal(ibWorld_Step(w, 1.0 / 60.0), IB_OK);
 				assert_int_equal(ibWorld_ComputeInvariants(w, &inv), IB_OK);
 				gain = fmax(gain, inv.kineticEnergy + inv.potentialEnergy - e0);
+				if (k >= 120) late = fmax(late, inv.kineticEnergy);
+				if (k >= 60 && !ibWorld_GetStepStats(w).converged) ++unconverged;
 			}
-			printf("%d logs piled, mu %.1f, 60 Hz: largest energy gain %.3e J (of %.2f J), kinetic energy after 3 s %.2e J\n", n,
-			       ground_mu, gain, e0, inv.kineticEnergy);
+			printf("%d logs piled, mu %.1f, 60 Hz: largest energy gain %.3e J (of %.2f J), kinetic energy after 3 s %.2e J, "
+			       "largest from 2 s on %.2e J, %d steps not converged from 1 s on\n",
+			       n, ground_mu, gain, e0, inv.kineticEnergy, late, unconverged);
 			assert_true(gain <= 1e-3);
-			if (fr) assert_true(inv.kineticEnergy <= 1e-9);
+			/* with friction the piles rest from 2 s on in every step, their loops converged from 1 s on: anchors that
+			 * missed each other around the cycle ground - log - log - ground by ~1.5e-6 m left 30-40 % of the
+			 * steps unconverged and the kinetic energy jumping to 1e-6..7e-5 J (docs/contacts.md, "Log piles pop") */
+			if (fr) {
+				assert_true(inv.kineticEnergy <= 1e-9);
+				assert_true(late <= 1e-9);
+				assert_true(unconverged == 0);
+			}
 			ibDestroyWorld(w);
 		}
 	ground_mu = 0.5;
