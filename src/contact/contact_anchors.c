@@ -1,7 +1,7 @@
 /* Static-friction anchors that no rigid motion of their bodies can satisfy (docs/contacts.md, "Log piles pop").
  *
  * [IMPL] A sticking point's anchors are set where it started sticking and kept while it sticks, so the anchors of
- * one island are of several instants. Within one manifold group consistent_anchors (contact_set.c) drops the part
+ * one island are of several instants. Within one manifold group consistent_anchors (contact_keep.c) drops the part
  * of the offsets that no motion of the face explains. Across a cycle of body pairs (a log on the ground beside
  * another on the ground, the two touching; a box on two boxes on the ground) each pair's offsets may fit a
  * motion of its own and yet no motion of all the bodies: a pair re-anchored at the present poses (its points
@@ -158,7 +158,7 @@ static void fit_island(ibWorld* w, ibContactStore* cs, const int32_t* rows, int3
 			} else {
 				const ibBody* y = &w->bodies[c->b2];
 				c->tb = ibMat3_MulTV(y->R, ibSub(ibSub(B, r), y->st.s));
-				c->anchorsChecked = 0; /* (its group's fit is checked again next step: contact_set.c consistent_anchors) */
+				c->anchorsChecked = 0; /* (its group's fit is checked again next step: contact_keep.c consistent_anchors) */
 			}
 		}
 		if (!(worst > tol)) return;

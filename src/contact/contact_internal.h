@@ -43,7 +43,7 @@ typedef struct ibContactRow {
 	                     * body 2 (two cylinders side by side, parallel axes); 9: n at t0, held for the step
 	                     * (two cylinders crossing: across both axes); 10 / 11: from the nearest point of a cylinder's rim on body 2 / 1
 	                     * (centre lc, axis ax, radius rad) to the other's round core (a sphere on a rim);
-	                     * contact_set.c normal_body */
+	                     * contact_round.c normal_body */
 	double e, mus, mud; /* mixed restitution and friction coefficients */
 	ibMat3 K;           /* K_aa(body 1) + K_bb(body 2) at t0 (eq. 5.5) */
 	double nKn;         /* n^T K n */
@@ -65,7 +65,7 @@ typedef struct ibContactRow {
 	double rad1, rad2;  /* radius of a round point on body 1 / 2 (sphere, capsule, cylinder's side or rim; 0: a
 	                     * carried material point): the point is its core point lc1 / lc2 (principal frame) moved
 	                     * by the radius along n, or along n's part across the cylinder axis ax1 / ax2 (principal
-	                     * frame; 0 for spheres and capsules); contact_set.c round_point */
+	                     * frame; 0 for spheres and capsules); contact_round.c round_point */
 	ibVec3 lc1, lc2;
 	ibVec3 ax1, ax2;
 	int32_t level;      /* contact-graph level: min of its bodies' levels (contact_graph.c) */
@@ -82,7 +82,7 @@ typedef struct ibContactRow {
 	bool patchOk;       /* first row of a group: the group was solved as one block in this sweep (contact_patch.c) */
 	uint8_t coneHits;   /* position loop: sweeps in a row that held its static friction at the cone's boundary */
 	uint8_t anchorsKept; /* ib_contacts_inherit_anchors took ta, tb from last step's record cs->prev[warm] */
-	int16_t anchorsChecked; /* m > 0: consistent_anchors (contact_set.c) checked the anchors of this point's group,
+	int16_t anchorsChecked; /* m > 0: consistent_anchors (contact_keep.c) checked the anchors of this point's group,
 	                         * m sticking points, in this step */
 	int32_t warm;       /* the same point in last step's set (cs->prev), -1 if none */
 	double wN, wVN;     /* this step's normal impulses of the position / velocity loop (next warm start) */
@@ -94,7 +94,7 @@ typedef struct ibContactRow {
 /* A point of last step's resting set (cs->prev, ib_contacts_keep): only what is read of it, copied
  * from its ibContactRow. Grouping by manifold (ib_contacts_keep): s1, s2, n; the group's net wrench
  * (contact_warm.c): a, n, mus, sticking and the impulses wN, wVN, wT, wVT, which it rewrites; matching
- * and anchors (contact_set.c): s1, s2, la, key, sticking, ta, tb; the warm start (contact_joint.c):
+ * and anchors (contact_keep.c): s1, s2, la, key, sticking, ta, tb; the warm start (contact_joint.c):
  * the impulses. */
 typedef struct ibContactPrev {
 	ibVec3 a, n, la, ta, tb;
@@ -141,7 +141,7 @@ typedef struct ibContactStore {
 	ibVec3 *baseS, *baseV, *baseW;
 	ibMat3* baseR;
 	/* baseOk 2: a torque-free body of equal principal moments, predicted as exp(h w) R0; baseJ is the left
-	 * Jacobian of exp at h baseW (contact_set.c, predict_linear) */
+	 * Jacobian of exp at h baseW (contact_predict.c, predict_linear) */
 	ibMat3* baseJ;
 	uint8_t* baseOk;
 	double* baseWLen; /* |baseW| */
@@ -233,6 +233,27 @@ int ib_contacts_run(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, b
 /* The same over the points of the loop's kind at a marked body (mark[body] != 0) only */
 int ib_contacts_run_marked(ibWorld* w, ibContactStore* cs, const ibContactLoop* loop, const uint8_t* mark, bool* moved);
 
+/* the velocity of the material point at p of body b */
+static inline ibVec3 ib_contact_point_velocity(const ibBody* b, ibVec3 p) { return ibAdd(b->st.v, ibCross(b->st.w, ibSub(p, b->st.s))); }
+
+/* n without its part along a cylinder's axis (principal frame ax, 0 for spheres and capsules), normalised:
+ * the direction from the core to the round point */
+static inline ibVec3 ib_contact_radial(const ibMat3* R, ibVec3 ax, ibVec3 n)
+{
+	if (ax.x == 0.0 && ax.y == 0.0 && ax.z == 0.0) return n;
+	ibVec3 z = ibMat3_MulV(*R, ax);
+	ibVec3 u = ibMulAdd(n, -ibDot(n, z), z);
+	double l = ibLength(u);
+	return l > 1e-6 ? ibScale(1.0 / l, u) : n;
+}
+
+/* a round point at pose (s, R): its core lc moved by r along n's radial direction (r < 0 on body 1, whose
+ * outward normal is -n) */
+static inline ibVec3 ib_contact_round_at(ibVec3 s, const ibMat3* R, ibVec3 lc, double r, ibVec3 ax, ibVec3 n)
+{
+	return ibMulAdd(ibAdd(s, ibMat3_MulV(*R, lc)), r, ib_contact_radial(R, ax, n));
+}
+
 /* contact_set.c */
 ibContactStore* ib_contact_store(ibWorld* w, bool create);
 /* Contact points from the collision detection's contact set at the current poses; false on OOM. */
@@ -266,11 +287,11 @@ ibMat3 ib_contact_response(const ibWorld* w, int32_t b1, ibVec3 a, int32_t b2, i
  * (ibContactSettings.jointResponse); sets the points' kj. Body velocities are left as they were. */
 void ib_contacts_joint_response(ibWorld* w, ibContactStore* cs, bool colliding);
 /* Sets rad1/2, lc1/2, ax1/2 of a row whose a, b, n, gap, shapes and bodies are set (round points of
- * spheres, capsules, cylinders: contact_set.c round_point), moves a / b onto the round surface and the
+ * spheres, capsules, cylinders: contact_round.c round_point), moves a / b onto the round surface and the
  * gap with them. true if either side is round. */
 bool ib_contact_set_round(const ibWorld* w, ibContactRow* c);
 /* Sets nBody and ln of a row whose bodies, shapes, points (a, b, la, lb), n and round points are set:
- * what its normal turns with (contact_set.c normal_body). */
+ * what its normal turns with (contact_round.c normal_body). */
 void ib_contact_set_normal(const ibWorld* w, ibContactRow* c);
 /* A rim sample of a cylinder (support_feature.c: carried points of the rim) in the end plane of a round point
  * of rows first .. last-1 of the same pair: that round point is the rim's deepest point at every pose, and the
@@ -290,7 +311,7 @@ bool ib_contact_rim_sample(const ibWorld* w, const ibContactStore* cs, int32_t f
  * was corrected further over from sweep to sweep (the built-in scene's disc at h = 0.005 s gained 2.1e4 J in
  * one step). */
 int ib_contact_flat_rim(const ibWorld* w, ibContactRow* c, double reach, ibContactRow f[3]);
-/* contact_set.c: the predicted points a', b' and normal n' of contact joint c after h, as the position loop and
+/* contact_predict.c: the predicted points a', b' and normal n' of contact joint c after h, as the position loop and
  * the direct solve measure them: at the predicted poses of its bodies (ib_contact_predicted), or, while one of
  * its dynamic bodies turns by more than maxRotationPerStep in h at its current angular velocity, to first order:
  * a + h u_a, b + h u_b (u: the velocities of the material points at t0) and n at t0. [IMPL] A body turning by a
@@ -303,7 +324,7 @@ void ib_contact_predicted_points(ibWorld* w, ibContactStore* cs, const ibContact
 ibVec3 ib_contact_predicted_anchors(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* n);
 /* both of the above from one evaluation of the poses and the normal (the same values) */
 ibVec3 ib_contact_predicted_both(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* a, ibVec3* b, ibVec3* n);
-/* contact_set.c: the points of c for bodies at poses (s1, R1), (s2, R2) and the normal n there: carried
+/* contact_predict.c: the points of c for bodies at poses (s1, R1), (s2, R2) and the normal n there: carried
  * material points, but a round point found again on its surface along n (a rolling sphere's carried point
  * rose by r (1 - cos wh) in a step and hid its penetration) */
 void ib_contact_points_at(const ibContactRow* c, ibVec3 s1, const ibMat3* R1, ibVec3 s2, const ibMat3* R2, ibVec3 n, ibVec3* a, ibVec3* b);
@@ -333,6 +354,10 @@ void ib_contact_joint_response_destroy(ibWorld* w, ibContactStore* cs);
 /* Predicted pose of body i after a free step h (cached per velocity version). */
 void ib_contact_predicted(ibWorld* w, ibContactStore* cs, int32_t i, double h, ibVec3* s, ibMat3* R);
 void ib_contact_invalidate_prediction(ibWorld* w, ibContactStore* cs, double h);
+/* the prediction's per-body arrays grown to the world's bodies; false if out of memory */
+bool ib_contact_grow_prediction(ibWorld* w, ibContactStore* cs);
+/* frees the prediction's per-body arrays (pointers and predCapacity left for the caller to replace) */
+void ib_contact_free_prediction(ibWorld* w, ibContactStore* cs);
 /* Impulses of many points applied as one impulse and moment per body (a warm start: each point's impulse
  * otherwise updated both bodies' velocities): begin (false: out of memory, apply them singly), add with
  * ib_contact_apply's semantics (+p at a on body 1, -p at b on body 2, frozen sides left out), flush. */

@@ -187,7 +187,7 @@ static bool apart_by(const ibWorld* w, const ibShape* pa, const ibShape* pb, dou
 static bool note_end_pair(ibWorld* w, ibContactStore* cs, int32_t s1, int32_t s2, int32_t first, int32_t last, int32_t from, int32_t to)
 {
 	/* only polyhedra (boxes, hulls): their edges cross, and a crossing is no material point; round shapes' rows
-	 * follow their cores (contact_set.c) */
+	 * follow their cores (contact_round.c) */
 	const ibShapeType t1 = w->shapes[s1].type, t2 = w->shapes[s2].type;
 	if (!((t1 == IB_SHAPE_BOX || t1 == IB_SHAPE_HULL) && (t2 == IB_SHAPE_BOX || t2 == IB_SHAPE_HULL))) return true;
 	if (!ib_grow(w, (void**)&cs->endPairs, &cs->endPairCapacity, IB_END_PAIR * (cs->endPairCount + 1), sizeof(int32_t))) return false;
@@ -337,7 +337,7 @@ static bool add_region(ibWorld* w, ibContactStore* cs, int32_t first, int32_t la
 bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n0)
 {
 	const double eps = w->collisionSettings.contactTolerance;
-	const double same = ib_fmax(10.0 * eps, 1e-3), same2 = same * same; /* as contact_set.c matches points */
+	const double same = ib_fmax(10.0 * eps, 1e-3), same2 = same * same; /* as contact_keep.c matches points */
 	for (int32_t k = 0; k < n0;) {
 		const int32_t first = k, s1 = cs->pts[k].s1, s2 = cs->pts[k].s2;
 		while (k < n0 && cs->pts[k].s1 == s1 && cs->pts[k].s2 == s2) ++k;
@@ -350,7 +350,7 @@ bool ib_contacts_speculative(ibWorld* w, ibContactStore* cs, double h, int32_t n
 		 * (frictionless coin) to 31 J (mu 0.5) gained; a plate sank 6 mm and kept sliding */
 		const double reach = closing_bound(w, pa, pb, h);
 		const int32_t mine = cs->count; /* rows added to this pair from here on */
-		for (int32_t j = first; j < last; ++j) { /* a disc that can turn through lying flat (contact_set.c) */
+		for (int32_t j = first; j < last; ++j) { /* a disc that can turn through lying flat (contact_round.c) */
 			ibContactRow rim[3];
 			int nr = ib_contact_flat_rim(w, &cs->pts[j], reach, rim);
 			if (nr <= 0) continue;
