@@ -549,6 +549,64 @@ static void test_edge_on_face(void** state)
 	}
 }
 
+/* Two parallel logs (cylinders r = 0.1 m, half length 0.5 m) side by side, touching to ~1e-10 m, at poses and with
+ * GJK caches taken from a 3-2-1 pile of test_contact_rolling's kind (chocks at its outer bottom logs; 180 Hz, a
+ * bottom log and the middle log on it; 60 Hz with mu 0.2, the two bottom logs beside each other). The warm-started
+ * GJK ended with v ~1e-10 m along the logs' axes (distance 1.2e-10 and 2.2e-12 m, where they overlap by 6e-10
+ * and 2e-10 m), and the region was built along that normal: one point 8.5e-3 m deep at an end face, which gave
+ * the resting pile 3e-3 J in one step, or the two bottom logs a turn about the vertical at the middle layer's
+ * landing and the middle logs sank 7 cm into them. The normal must lie across the axes (the line of the centres)
+ * and the region hold both ends of the line of contact. */
+static void test_parallel_cylinders_warm_gjk(void** state)
+{
+	(void)state;
+	static const double pa[2][7] = {
+	    {-0x1.99999809584bdp-3, 0x1.80f99da7f244ap-24, 0x1.99998b9794e64p-4, 0x1.6a09e7c77d549p-1, 0x1.6a09e5071a375p-1,
+	     0x1.59f775fcca1f5p-17, -0x1.5f7c1b42c85a1p-17},
+	    {-0x1.999998610f0b3p-4, 0x1.08cc161d8fc8bp-31, 0x1.17c312a8aa37fp-2, 0x1.6a09e6626e158p-1, 0x1.6a09e6589d0c2p-1,
+	     0x1.5b9c880a94bfbp-15, -0x1.5b9fd10e5db0fp-15}};
+	static const double pb[2][7] = {
+	    {-0x1.9999b14bc0cap-4, 0x1.98f676d910929p-24, 0x1.17c316465b47p-2, 0x1.6a09e6289ab07p-1, 0x1.6a09e6a6d3369p-1,
+	     -0x1.9f5e5b4997438p-18, 0x1.a7c4faedb8ecep-18},
+	    {0x1.99999ac9c9dbbp-4, 0x1.d84da6bb8a013p-36, 0x1.17c312806c7ecp-2, 0x1.6a09e662a9044p-1, 0x1.6a09e65864486p-1,
+	     -0x1.5b8def8b51c55p-15, 0x1.5b8a47e3a9754p-15}};
+	static const int counts[2] = {4, 3};
+	static const ibVec3 dirs[2][4] = {
+	    {{0x1.f5e7248e16c28p-25, 0x1.b2e880d23bc28p-24, -0x1.4e103098560c4p-47},
+	     {0x1.83bd97c87f2aep-21, 0x1.4fe389f3b1661p-20, 0x1.1cbb2ca4897c3p-39},
+	     {0x1.0dbea707f03f1p-26, 0x1.d27daa51f14d8p-26, -0x1.ad3cca174e76cp-50},
+	     {0x1.870d507bc298cp-28, 0x1.52a472cdb06fbp-27, -0x1.02b3a486c31bcp-51}},
+	    {{0x1.999999999999ap-3, 0x1p-108, 0x1.0d0c28ffb1858p-112},
+	     {-0x1p-55, -0x1p-161, -0x1.a827999fcef34p-164},
+	     {0x1.89d89d89d89d9p-3, -0x1.167dc4ed8069dp-57, -0x1.3b13b13b13b12p-5},
+	     {0, 0, 0}}};
+	for (int k = 0; k < 2; ++k) {
+		g_case = k;
+		Shape A = make_round(K_CYLINDER, ibV3(pa[k][0], pa[k][1], pa[k][2]), (ibQuat){pa[k][3], pa[k][4], pa[k][5], pa[k][6]}, 0.1, 0.5);
+		Shape B = make_round(K_CYLINDER, ibV3(pb[k][0], pb[k][1], pb[k][2]), (ibQuat){pb[k][3], pb[k][4], pb[k][5], pb[k][6]}, 0.1, 0.5);
+		ibGjkCache cache = {0};
+		cache.tag = 92; /* 1 + cylinder + 8 cylinder + 64 (cores), as ib_gjk_distance tags it */
+		cache.count = counts[k];
+		for (int i = 0; i < counts[k]; ++i) cache.dir[i] = dirs[k][i];
+		ibManifold m;
+		int c = ib_manifold_build(&A.c, &B.c, 1e-4, &cache, &m);
+		ibVec3 za = ib_mat3_col(&A.c.R, 2), d = ibSub(A.c.position, B.c.position);
+		ibVec3 across = ibNormalize(ibMulAdd(d, -ibDot(d, za), za));
+		double minSep = INFINITY, ymin = INFINITY, ymax = -INFINITY;
+		for (int i = 0; i < m.pointCount; ++i) {
+			minSep = fmin(minSep, m.points[i].separation);
+			double y = ibDot(ibSub(m.points[i].pointA, A.c.position), za);
+			ymin = fmin(ymin, y), ymax = fmax(ymax, y);
+		}
+		printf("parallel logs, warm-started GJK case %d: %d points, normal %.3e rad from the line of the centres, "
+		       "deepest %.2e m, ends at %.4f and %.4f m along the axis\n",
+		       k, c, ibLength(ibSub(m.normal, across)), minSep, ymin, ymax);
+		assert_le(ibLength(ibSub(m.normal, across)), 1e-6);
+		assert_le(-1e-8, minSep);
+		assert_le(0.999, ymax - ymin);
+	}
+}
+
 static void test_cylinder_standing(void** state)
 {
 	(void)state;
@@ -695,6 +753,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_box_on_box),       cmocka_unit_test(test_edge_on_face), cmocka_unit_test(test_tilted_face_region),
 	    cmocka_unit_test(test_cylinder_standing), cmocka_unit_test(test_plane),
+	    cmocka_unit_test(test_parallel_cylinders_warm_gjk),
 	    cmocka_unit_test(test_box_on_triangle),  cmocka_unit_test(test_keys),
 	    cmocka_unit_test(test_random_invariants),
 	};

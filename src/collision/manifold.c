@@ -244,11 +244,24 @@ void ib_manifold_box_face_normal(const ibConvex* a, const ibConvex* b, double to
 
 /* An exact direction L (unit, oriented as q->normal: from B to A) along which the shapes are sep apart replaces
  * GJK's normal where it separates them by the query's distance (to rounding, 1e-9 of scale) and lies within
- * 1e-4 rad of it, 1e-2 when they touch to ~1e-7 of scale (box_face_normal_other, cylinder_pair_normal). */
-static void exact_normal(ibConvexDistance* q, ibVec3 L, double sep, double scale)
+ * 1e-4 rad of it, 1e-2 when they touch to ~1e-7 of scale (box_face_normal_other, cylinder_pair_normal).
+ * Where they touch, GJK's normal can point anywhere: its v, ~1e-10 m, is rounding in a simplex of the shapes'
+ * size (two parallel logs side by side, 1 m long and touching to 6e-10 m, got a normal along their axes from a
+ * warm-started GJK: the manifold's point was 8.5e-3 m deep along it, and a resting 3-2-1 pile gained 3e-3 J in
+ * one step). Such a normal does not separate the shapes by the query's distance, measured with their support
+ * functions; L, which does, replaces it however far it turns. */
+static void exact_normal(const ibConvex* a, const ibConvex* b, ibConvexDistance* q, ibVec3 L, double sep, double scale)
 {
-	if (sep >= q->distance - 1e-9 * scale && distance_below(L, q->normal, fabs(q->distance) <= 1e-7 * scale ? 1e-2 : 1e-4))
+	if (!(sep >= q->distance - 1e-9 * scale)) return;
+	const bool touching = fabs(q->distance) <= 1e-7 * scale;
+	if (distance_below(L, q->normal, touching ? 1e-2 : 1e-4)) {
 		q->normal = L;
+		return;
+	}
+	if (!touching) return;
+	ibVec3 n = q->normal;
+	double sepN = ibDot(ibSub(ib_convex_support(a, ibNeg(n)), ib_convex_support(b, n)), n);
+	if (sepN < q->distance - 1e-9 * scale) q->normal = L;
 }
 
 /* The same for a box against another convex shape (a cylinder or capsule lying on a box, a hull): GJK's
@@ -273,7 +286,7 @@ static void box_face_normal_other(const ibConvex* a, const ibConvex* b, ibConvex
 	if (ibDot(L, m) < 0.0) L = ibNeg(L);
 	ibVec3 s = ib_convex_support(other, L);
 	double dL = ibDot(ibSub(box->position, s), L) - h[k];
-	exact_normal(q, boxA ? L : ibNeg(L), dL, 2.0 * (h[0] + h[1] + h[2]) + ibDistance(s, box->position));
+	exact_normal(a, b, q, boxA ? L : ibNeg(L), dL, 2.0 * (h[0] + h[1] + h[2]) + ibDistance(s, box->position));
 }
 
 /* [IMPL] Two cylinders side to side: GJK's normal between two parallel cylinders lying side by side leaned by
@@ -284,16 +297,19 @@ static void box_face_normal_other(const ibConvex* a, const ibConvex* b, ibConvex
 static void cylinder_pair_normal(const ibConvex* a, const ibConvex* b, ibConvexDistance* q)
 {
 	ibVec3 za = ib_mat3_col(&a->R, 2), zb = ib_mat3_col(&b->R, 2), L = ibCross(za, zb);
-	if (ibLength(L) <= IB_CYLINDERS_CROSSING) {
+	const bool parallel = ibLength(L) <= IB_CYLINDERS_CROSSING;
+	if (parallel) {
 		ibVec3 d = ibSub(a->position, b->position);
-		L = ibMulAdd(d, -ibDot(d, za), za);
+		L = ibMulAdd(d, -ibDot(d, za), za); /* from B to A */
 	}
 	double l = ibLength(L);
 	if (!(l > 0.0)) return;
 	L = ibScale(1.0 / l, L);
-	if (ibDot(L, q->normal) < 0.0) L = ibNeg(L); /* as q->normal: from B to A */
+	/* z_a x z_b as q->normal: from B to A (the line of the centres is that already, also where GJK's normal of
+	 * touching shapes points anywhere, see exact_normal) */
+	if (!parallel && ibDot(L, q->normal) < 0.0) L = ibNeg(L);
 	double sep = ibDot(ibSub(ib_convex_support(a, ibNeg(L)), ib_convex_support(b, L)), L);
-	exact_normal(q, L, sep, 2.0 * (a->radius + a->halfLength + b->radius + b->halfLength) + ibDistance(a->position, b->position));
+	exact_normal(a, b, q, L, sep, 2.0 * (a->radius + a->halfLength + b->radius + b->halfLength) + ibDistance(a->position, b->position));
 }
 
 int ib_manifold_build(const ibConvex* a, const ibConvex* b, double tolerance, ibGjkCache* cache, ibManifold* out)
