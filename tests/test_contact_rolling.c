@@ -491,6 +491,29 @@ static void test_thin_bodies_fall_flat(void** state)
 	ground_mu = 0.5;
 }
 
+/* n = 3 (one on two) or 6 (three-two-one) logs (cylinders r = 0.1 m, half length 0.5 m, 1 kg, axes along y,
+ * friction mu on their shapes) side by side on the ground at x = 0, each upper layer gap above its bed; rest:
+ * their centres in the resting pile (gap 0) */
+static void add_log_pile(ibWorldId w, int n, double gap, double mu, ibBodyId* logs, ibVec3* rest)
+{
+	const double r = 0.1, dz = sqrt(3.0) * r;
+	const ibVec3 p3[3] = {{-r, 0, r}, {r, 0, r}, {0, 0, r + dz}};
+	const ibVec3 p6[6] = {{-2 * r, 0, r}, {0, 0, r}, {2 * r, 0, r}, {-r, 0, r + dz}, {r, 0, r + dz}, {0, 0, r + 2 * dz}};
+	for (int k = 0; k < n; ++k) {
+		rest[k] = n == 6 ? p6[k] : p3[k];
+		ibBodyDef bd = ibDefaultBodyDef();
+		bd.type = IB_BODY_DYNAMIC;
+		bd.position = ibAdd(rest[k], ibV3(0, 0, gap * round((rest[k].z - r) / dz)));
+		bd.rotation = ibQuatFromAxisAngle(ibV3(1, 0, 0), 0.5 * 3.14159265358979323846);
+		logs[k] = ibCreateBody(w, &bd);
+		ibShapeDef sd = ibDefaultShapeDef();
+		sd.mass = 1.0;
+		sd.material = (ibMaterial){0.0, mu, mu};
+		ibCylinder cy = {r, 0.5};
+		assert_true(ibShape_IsValid(ibCreateCylinderShape(logs[k], &sd, &cy)));
+	}
+}
+
 /* Logs (cylinders r = 0.1 m, 1 m long, 1 kg) piled at 60 Hz: one on two, and three-two-one, each layer 1 mm
  * above its bed, with mu = 0.5 (and frictionless). The energy never exceeds the start's (frictionless logs
  * roll apart, with friction the piles come to rest and stay at rest). With the crossing-axes normal z1 x z2 used from 1e-6
@@ -503,23 +526,10 @@ static void test_log_piles(void** state)
 		for (int fr = 0; fr < 2; ++fr) {
 			ground_mu = fr ? 0.5 : 0.0;
 			ibWorldId w = world_with_slope(0.0);
-			const double r = 0.1, dz = 0.5 * sqrt(3.0) * 2.0 * r, gap = 1e-3;
-			ibVec3 p3[3] = {{-r, 0, r}, {r, 0, r}, {0, 0, r + dz + gap}};
-			ibVec3 p6[6] = {{-2 * r, 0, r}, {0, 0, r}, {2 * r, 0, r}, {-r, 0, r + dz + gap}, {r, 0, r + dz + gap}, {0, 0, r + 2 * dz + 2 * gap}};
 			const int n = six ? 6 : 3;
 			ibBodyId logs[6];
-			for (int k = 0; k < n; ++k) {
-				ibBodyDef bd = ibDefaultBodyDef();
-				bd.type = IB_BODY_DYNAMIC;
-				bd.position = six ? p6[k] : p3[k];
-				bd.rotation = ibQuatFromAxisAngle(ibV3(1, 0, 0), 0.5 * 3.14159265358979323846);
-				logs[k] = ibCreateBody(w, &bd);
-				ibShapeDef sd = ibDefaultShapeDef();
-				sd.mass = 1.0;
-				sd.material = (ibMaterial){0.0, ground_mu, ground_mu};
-				ibCylinder cy = {r, 0.5};
-				assert_true(ibShape_IsValid(ibCreateCylinderShape(logs[k], &sd, &cy)));
-			}
+			ibVec3 rest[6];
+			add_log_pile(w, n, 1e-3, ground_mu, logs, rest);
 			ibWorldInvariants inv;
 			assert_int_equal(ibWorld_ComputeInvariants(w, &inv), IB_OK);
 			const double e0 = inv.kineticEnergy + inv.potentialEnergy;
@@ -570,7 +580,6 @@ static void run_log_pile(int n, double mu, double hz, double gap, bool chocks, d
 	gsd.material = (ibMaterial){0.0, mu, mu};
 	ibBox ground = {ibV3(100, 100, 0.5)};
 	assert_true(ibShape_IsValid(ibCreateBoxShape(g, &gsd, &ground)));
-	const double r = 0.1, dz = sqrt(3.0) * r;
 	if (chocks)
 		for (int s = -1; s <= 1; s += 2) {
 			ibShapeDef sd = gsd;
@@ -578,22 +587,9 @@ static void run_log_pile(int n, double mu, double hz, double gap, bool chocks, d
 			ibBox box = {ibV3(0.05, 0.6, 0.075)};
 			assert_true(ibShape_IsValid(ibCreateBoxShape(g, &sd, &box)));
 		}
-	const ibVec3 p3[3] = {{-r, 0, r}, {r, 0, r}, {0, 0, r + dz}};
-	const ibVec3 p6[6] = {{-2 * r, 0, r}, {0, 0, r}, {2 * r, 0, r}, {-r, 0, r + dz}, {r, 0, r + dz}, {0, 0, r + 2 * dz}};
-	const ibVec3* rest = n == 6 ? p6 : p3;
 	ibBodyId logs[6];
-	for (int k = 0; k < n; ++k) {
-		ibBodyDef bd = ibDefaultBodyDef();
-		bd.type = IB_BODY_DYNAMIC;
-		bd.position = ibAdd(rest[k], ibV3(0, 0, gap * round((rest[k].z - r) / dz)));
-		bd.rotation = ibQuatFromAxisAngle(ibV3(1, 0, 0), 0.5 * 3.14159265358979323846);
-		logs[k] = ibCreateBody(w, &bd);
-		ibShapeDef sd = ibDefaultShapeDef();
-		sd.mass = 1.0;
-		sd.material = (ibMaterial){0.0, mu, mu};
-		ibCylinder cy = {r, 0.5};
-		assert_true(ibShape_IsValid(ibCreateCylinderShape(logs[k], &sd, &cy)));
-	}
+	ibVec3 rest[6];
+	add_log_pile(w, n, gap, mu, logs, rest);
 	const int steps = (int)lround(secs * hz);
 	*late = 0.0;
 	for (int k = 1; k <= steps; ++k) {

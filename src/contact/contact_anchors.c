@@ -67,9 +67,7 @@ static void chol_solve(const double* L, int n, double* x)
 /* the anchors of row c at t0 (world) and their tangential offset (B's - A's) */
 static ibVec3 anchor_points(const ibWorld* w, const ibContactRow* c, ibVec3* A, ibVec3* B)
 {
-	const ibBody *x = &w->bodies[c->b1], *y = &w->bodies[c->b2];
-	*A = ibAdd(x->st.s, ibMat3_MulV(x->R, c->ta));
-	*B = ibAdd(y->st.s, ibMat3_MulV(y->R, c->tb));
+	ib_contact_anchors_now(w, c, A, B);
 	return ib_contact_tangential(ibSub(*B, *A), c->n);
 }
 
@@ -156,8 +154,7 @@ static void fit_island(ibWorld* w, ibContactStore* cs, const int32_t* rows, int3
 			if (pass == 0) {
 				worst = ib_fmax(worst, ibLength(r));
 			} else {
-				const ibBody* y = &w->bodies[c->b2];
-				c->tb = ibMat3_MulTV(y->R, ibSub(ibSub(B, r), y->st.s));
+				ib_contact_drop_anchor_offset(w, c, B, r);
 				c->anchorsChecked = 0; /* (its group's fit is checked again next step: contact_keep.c consistent_anchors) */
 			}
 		}

@@ -235,6 +235,20 @@ int ib_contacts_run_marked(ibWorld* w, ibContactStore* cs, const ibContactLoop* 
 
 /* the velocity of the material point at p of body b */
 static inline ibVec3 ib_contact_point_velocity(const ibBody* b, ibVec3 p) { return ibAdd(b->st.v, ibCross(b->st.w, ibSub(p, b->st.s))); }
+/* the static-friction anchors of c (ta on body 1, tb on body 2) in the world at the bodies' present poses */
+static inline void ib_contact_anchors_now(const ibWorld* w, const ibContactRow* c, ibVec3* A, ibVec3* B)
+{
+	const ibBody *x = &w->bodies[c->b1], *y = &w->bodies[c->b2];
+	*A = ibAdd(x->st.s, ibMat3_MulV(x->R, c->ta));
+	*B = ibAdd(y->st.s, ibMat3_MulV(y->R, c->tb));
+}
+/* body 2's anchor of c (now at the world point B) moved by -r: the part r of the anchors' offset that a rigid fit
+ * does not explain dropped (contact_keep.c consistent_anchors, contact_anchors.c) */
+static inline void ib_contact_drop_anchor_offset(const ibWorld* w, ibContactRow* c, ibVec3 B, ibVec3 r)
+{
+	const ibBody* y = &w->bodies[c->b2];
+	c->tb = ibMat3_MulTV(y->R, ibSub(ibSub(B, r), y->st.s));
+}
 
 /* n without its part along a cylinder's axis (principal frame ax, 0 for spheres and capsules), normalised:
  * the direction from the core to the round point */

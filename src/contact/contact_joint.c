@@ -383,9 +383,9 @@ void ib_contacts_position_correction(ibWorld* w, double h)
 		c->allowN = ib_fmax(0.0, -ibDot(ibSub(c->a, c->b), c->n) - rec);
 		c->allowT = 0.0;
 		if (c->sticking) {
-			const ibBody* x = &w->bodies[c->b1];
-			const ibBody* y = &w->bodies[c->b2];
-			ibVec3 d0 = ibSub(ibAdd(y->st.s, ibMat3_MulV(y->R, c->tb)), ibAdd(x->st.s, ibMat3_MulV(x->R, c->ta)));
+			ibVec3 A, B;
+			ib_contact_anchors_now(w, c, &A, &B);
+			ibVec3 d0 = ibSub(B, A);
 			c->allowT = ib_fmax(0.0, ibLength(ib_contact_tangential(d0, c->n)) - rec);
 		}
 	}

@@ -86,14 +86,13 @@ static void consistent_anchors(ibWorld* w, ibContactStore* cs, int32_t first, in
 		for (int i = 0; i < m; ++i) cs->pts[idx[i]].anchorsChecked = (int16_t)m;
 		return;
 	}
-	const ibContactRow* c0 = &cs->pts[idx[0]];
-	const ibBody *bx = &w->bodies[c0->b1], *by = &w->bodies[c0->b2];
-	const ibVec3 n = c0->n;
+	const ibVec3 n = cs->pts[idx[0]].n;
 	ibVec3 dm = IB_VEC3_ZERO, xm = IB_VEC3_ZERO;
 	for (int i = 0; i < m; ++i) {
 		const ibContactRow* c = &cs->pts[idx[i]];
 		if (ibDot(c->n, n) < 0.999999) return; /* not one face */
-		ibVec3 A = ibAdd(bx->st.s, ibMat3_MulV(bx->R, c->ta)), B = ibAdd(by->st.s, ibMat3_MulV(by->R, c->tb));
+		ibVec3 A, B;
+		ib_contact_anchors_now(w, c, &A, &B);
 		d[i] = ib_contact_tangential(ibSub(B, A), n);
 		x[i] = ib_contact_tangential(c->a, n);
 		dm = ibAdd(dm, d[i]);
@@ -118,8 +117,9 @@ static void consistent_anchors(ibWorld* w, ibContactStore* cs, int32_t first, in
 		ibContactRow* c = &cs->pts[idx[i]];
 		c->anchorsChecked = (int16_t)m;
 		if (!(worst > tol)) continue;
-		ibVec3 B = ibAdd(by->st.s, ibMat3_MulV(by->R, c->tb));
-		c->tb = ibMat3_MulTV(by->R, ibSub(ibSub(B, r[i]), by->st.s));
+		ibVec3 A, B;
+		ib_contact_anchors_now(w, c, &A, &B);
+		ib_contact_drop_anchor_offset(w, c, B, r[i]);
 	}
 }
 

@@ -114,9 +114,9 @@ void ib_contact_predicted_points(ibWorld* w, ibContactStore* cs, const ibContact
 /* the anchors' offset of a fast-turning pair to first order from t0 */
 static ibVec3 anchors_first_order(const ibWorld* w, const ibContactRow* c, double h)
 {
-	const ibBody *x = &w->bodies[c->b1], *y = &w->bodies[c->b2];
-	ibVec3 A = ibAdd(x->st.s, ibMat3_MulV(x->R, c->ta)), B = ibAdd(y->st.s, ibMat3_MulV(y->R, c->tb));
-	return ibMulAdd(ibSub(B, A), h, ibSub(ib_contact_point_velocity(y, B), ib_contact_point_velocity(x, A)));
+	ibVec3 A, B;
+	ib_contact_anchors_now(w, c, &A, &B);
+	return ibMulAdd(ibSub(B, A), h, ibSub(ib_contact_point_velocity(&w->bodies[c->b2], B), ib_contact_point_velocity(&w->bodies[c->b1], A)));
 }
 
 ibVec3 ib_contact_predicted_anchors(ibWorld* w, ibContactStore* cs, const ibContactRow* c, double h, ibVec3* n)
