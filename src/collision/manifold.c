@@ -242,6 +242,12 @@ void ib_manifold_box_face_normal(const ibConvex* a, const ibConvex* b, double to
 	ib_manifold_box_face_select(a, b, sep, t, tolerance, q);
 }
 
+/* how far apart the shapes are along the unit direction n (from B to A), by their support functions */
+static double support_separation(const ibConvex* a, const ibConvex* b, ibVec3 n)
+{
+	return ibDot(ibSub(ib_convex_support(a, ibNeg(n)), ib_convex_support(b, n)), n);
+}
+
 /* An exact direction L (unit, oriented as q->normal: from B to A) along which the shapes are sep apart replaces
  * GJK's normal where it separates them by the query's distance (to rounding, 1e-9 of scale) and lies within
  * 1e-4 rad of it, 1e-2 when they touch to ~1e-7 of scale (box_face_normal_other, cylinder_pair_normal).
@@ -260,7 +266,7 @@ static void exact_normal(const ibConvex* a, const ibConvex* b, ibConvexDistance*
 	}
 	if (!touching) return;
 	ibVec3 n = q->normal;
-	double sepN = ibDot(ibSub(ib_convex_support(a, ibNeg(n)), ib_convex_support(b, n)), n);
+	double sepN = support_separation(a, b, n);
 	if (sepN < q->distance - 1e-9 * scale) q->normal = L;
 }
 
@@ -308,7 +314,7 @@ static void cylinder_pair_normal(const ibConvex* a, const ibConvex* b, ibConvexD
 	/* z_a x z_b as q->normal: from B to A (the line of the centres is that already, also where GJK's normal of
 	 * touching shapes points anywhere, see exact_normal) */
 	if (!parallel && ibDot(L, q->normal) < 0.0) L = ibNeg(L);
-	double sep = ibDot(ibSub(ib_convex_support(a, ibNeg(L)), ib_convex_support(b, L)), L);
+	double sep = support_separation(a, b, L);
 	exact_normal(a, b, q, L, sep, 2.0 * (a->radius + a->halfLength + b->radius + b->halfLength) + ibDistance(a->position, b->position));
 }
 
